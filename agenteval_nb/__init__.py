@@ -1,0 +1,1 @@
+"""agenteval_nb."""
