@@ -1,1 +1,79 @@
-"""agenteval_nb."""
+"""agenteval_nb: evaluate LLM agents from Jupyter.
+
+The evaluation system of trpc-agent-go (same files, same scores) with results as DataFrames,
+widgets, statistics, plots and single-file HTML reports. Everything a user needs is importable
+from here; heavy modules load on first use so that ``import agenteval_nb`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # loading and saving
+    "load_evalset": "agenteval_nb.io",
+    "load_metrics": "agenteval_nb.io",
+    "load_result": "agenteval_nb.io",
+    "save_evalset": "agenteval_nb.io",
+    "save_metrics": "agenteval_nb.io",
+    "save_result": "agenteval_nb.io",
+    "FormatError": "agenteval_nb.errors",
+    "ConfigError": "agenteval_nb.errors",
+    "config": "agenteval_nb.config",
+    # evaluation
+    "evaluate": "agenteval_nb.api",
+    "evaluate_async": "agenteval_nb.api",
+    "EvalRun": "agenteval_nb.analysis.run",
+    "Registry": "agenteval_nb.evaluators.registry",
+    "Evaluator": "agenteval_nb.evaluators.base",
+    "EvaluateResult": "agenteval_nb.evaluators.base",
+    "PerInvocationResult": "agenteval_nb.evaluators.base",
+    "EvaluationContext": "agenteval_nb.evaluators.base",
+    "EvaluatorError": "agenteval_nb.evaluators.base",
+    "Callbacks": "agenteval_nb.engine.callbacks",
+    "CallbackPoint": "agenteval_nb.engine.callbacks",
+    "CallbackEvent": "agenteval_nb.engine.callbacks",
+    "CaseAggregationInput": "agenteval_nb.engine.aggregate",
+    "CaseAggregation": "agenteval_nb.engine.aggregate",
+    "EvaluationError": "agenteval_nb.engine.run",
+    # wire models
+    "EvalSet": "agenteval_nb.schema",
+    "EvalCase": "agenteval_nb.schema",
+    "Invocation": "agenteval_nb.schema",
+    "Message": "agenteval_nb.schema",
+    "Tool": "agenteval_nb.schema",
+    "SessionInput": "agenteval_nb.schema",
+    "EvalMetric": "agenteval_nb.schema",
+    "Criterion": "agenteval_nb.schema",
+    "EvalSetResult": "agenteval_nb.schema",
+    "EvalCaseResult": "agenteval_nb.schema",
+    "EvalMetricResult": "agenteval_nb.schema",
+    "EvalStatus": "agenteval_nb.schema",
+    # statistics
+    "pass_at_k": "agenteval_nb.analysis.passk",
+    "pass_hat_k": "agenteval_nb.analysis.passk",
+}
+
+_SUBMODULES = {"schema", "stats", "verifier", "criteria", "judge", "testing", "stores", "plots"}
+_SUBMODULE_PATHS = {"stats": "agenteval_nb.analysis.stats"}
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(_SUBMODULE_PATHS.get(name, f"agenteval_nb.{name}"))
+    else:
+        raise AttributeError(f"module 'agenteval_nb' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -13,18 +13,23 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..criteria.hooks import NO_HOOKS, Hooks
-from ..schema import EvalMetric, EvalMetricResultDetails, EvalStatus, Invocation
+from ..schema import Criterion, EvalMetric, EvalMetricResultDetails, EvalStatus, Invocation
 
 
 @dataclass(slots=True)
 class PerInvocationResult:
-    """Score of one turn; ``details`` carries reason, typed value and rubric scores."""
+    """Score of one turn; ``details`` carries reason, typed value and rubric scores.
+
+    ``criterion``, when set, replaces the metric's criterion in this turn's stored result (the
+    template evaluator stores the prompt rendered for the turn, SPEC §6.6).
+    """
 
     actual_invocation: Invocation | None
     expected_invocation: Invocation | None
     score: float
     status: EvalStatus | str
     details: EvalMetricResultDetails | None = None
+    criterion: Criterion | None = None
 
 
 @dataclass(slots=True)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .base import SnakeWireModel, WireModel
+from .envexpand import expand
 
 
 class LengthCriterion(WireModel):
@@ -140,6 +141,21 @@ class JudgeModelOptions(WireModel):
     extra_fields: dict[str, Any] | None = None
     num_samples: int | None = None
     generation_config: GenerationConfig | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_env(cls, data: Any) -> Any:
+        """``${VAR}``/``$VAR`` expansion of the endpoint strings, at decode time (SPEC §1.4)."""
+        if not isinstance(data, dict):
+            return data
+        expanded = dict(data)
+        for key, value in data.items():
+            if isinstance(value, str) and key.lower() in _EXPANDED_KEYS:
+                expanded[key] = expand(value)
+        return expanded
+
+
+_EXPANDED_KEYS = frozenset({"providername", "modelname", "variant", "baseurl", "apikey", "provider_name", "model_name", "base_url", "api_key"})
 
 
 class CategoryScore(WireModel):

@@ -1,0 +1,32 @@
+# Two commands on a fresh clone (only Python 3.11+ needed):
+#   make demo   evaluate the demo data offline and write the HTML report
+#   make test   install into .venv and run every test (unit tests + notebooks)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install demo test bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m agenteval_nb demo --out out
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/deterministic.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check agenteval_nb tests bench
+	$(BIN)/ruff format --check agenteval_nb tests bench
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

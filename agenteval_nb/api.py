@@ -1,0 +1,119 @@
+"""The user-facing entry points: ``evaluate`` and ``evaluate_async``."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .analysis.run import EvalRun
+from .engine.aggregate import CaseAggregator, default_case_aggregator
+from .engine.callbacks import Callbacks
+from .engine.run import EngineOptions, run_evaluation
+from .engine.sync import run_sync
+from .evaluators.base import EvaluationContext
+from .evaluators.registry import Registry
+from .io import Source, load_evalset, load_metrics
+from .schema import EvalMetric, EvalSet
+
+EvalSetInput = Source | EvalSet
+"""An eval set, or a path / JSON text / dict to load one from."""
+
+
+def _evalsets(evalset: EvalSetInput | Sequence[EvalSetInput]) -> list[EvalSet]:
+    if isinstance(evalset, (list, tuple)):
+        if not evalset:
+            raise ValueError("no eval set given")
+        return [load_evalset(e) for e in evalset]
+    return [load_evalset(evalset)]  # type: ignore[arg-type]
+
+
+async def evaluate_async(
+    evalset: EvalSetInput | Sequence[EvalSetInput],
+    metrics: Source | Sequence[EvalMetric],
+    *,
+    num_runs: int = 1,
+    registry: Registry | None = None,
+    judge: Any = None,
+    cache: bool | str | os.PathLike[str] = True,
+    callbacks: Callbacks | None = None,
+    case_aggregator: CaseAggregator = default_case_aggregator,
+    case_parallelism: int = 8,
+    runs_parallel: bool = False,
+    case_ids: Sequence[str] | None = None,
+    app_name: str | None = None,
+    results_dir: str | os.PathLike[str] | None = None,
+    result_store: Any = None,
+    progress: bool = True,
+    session_id_factory: Callable[[], str] | None = None,
+) -> EvalRun:
+    """Evaluate an eval set against metrics; see :func:`evaluate`."""
+    sets = _evalsets(evalset)
+    metric_list = load_metrics(metrics)  # type: ignore[arg-type]
+    registry = registry or Registry.default()
+    context = EvaluationContext(hooks=registry.hooks())
+    context.extras["judge_spec"] = {"judge": judge, "cache": cache}
+    total = len(sets[0].eval_cases or ()) * (len(sets) if len(sets) > 1 else num_runs)
+    bar = _progress_bar(total) if progress else None
+    options = EngineOptions(
+        registry=registry,
+        context=context,
+        num_runs=num_runs,
+        app_name=app_name,
+        callbacks=callbacks,
+        case_aggregator=case_aggregator,
+        case_parallelism=case_parallelism,
+        runs_parallel=runs_parallel,
+        case_ids=case_ids,
+        on_case_done=(lambda: bar.update(1)) if bar is not None else None,
+    )
+    if session_id_factory is not None:
+        options.session_id_factory = session_id_factory
+    try:
+        out = await run_evaluation(sets, metric_list, options)
+    finally:
+        if bar is not None:
+            bar.close()
+    for message in out.warnings:
+        warnings.warn(message, stacklevel=2)
+    run = EvalRun(
+        result=out.result,
+        evalsets=out.evalsets,
+        metrics=out.metrics,
+        warnings=out.warnings,
+        app_name=out.app_name,
+        elapsed_s=out.elapsed_s,
+    )
+    if results_dir is not None and result_store is None:
+        from .stores.local import LocalResultStore
+
+        result_store = LocalResultStore(Path(results_dir))
+    if result_store is not None:
+        saved_id = result_store.save(out.app_name, out.result)
+        run.info["saved_result_id"] = saved_id
+    return run
+
+
+def evaluate(
+    evalset: EvalSetInput | Sequence[EvalSetInput],
+    metrics: Source | Sequence[EvalMetric],
+    **kwargs: Any,
+) -> EvalRun:
+    """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun`.
+
+    ``evalset`` is an eval set (or a path, JSON text or dict), or a list of trace-mode eval sets
+    that share case ids: the recorded runs 1..N of one evaluation. ``num_runs`` repeats a single
+    eval set. Works in a plain script and inside a running event loop (Jupyter): there the
+    engine runs on a private loop in a worker thread. Keyword arguments are those of
+    :func:`evaluate_async`. Nothing is written unless ``results_dir`` or ``result_store`` is
+    given.
+    """
+    return run_sync(lambda: evaluate_async(evalset, metrics, **kwargs))
+
+
+def _progress_bar(total: int) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="cases", unit="case", leave=False)

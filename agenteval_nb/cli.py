@@ -1,0 +1,67 @@
+"""The ``agenteval`` command (also ``python -m agenteval_nb``).
+
+``agenteval demo [--out DIR]``  evaluate the bundled demo data offline and write the outputs.
+``agenteval evaluate EVALSET... --metrics FILE [--out DIR]``  evaluate eval set files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo" / "demo_assistant"
+
+
+def _evaluate_and_write(evalsets: list[Path], metrics: Path, out: Path, progress: bool) -> int:
+    from .api import evaluate
+
+    run = evaluate([str(p) for p in evalsets], str(metrics), progress=progress)
+    print(run.summary_text())
+    out.mkdir(parents=True, exist_ok=True)
+    result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")
+    print(f"result: {result_path}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    runs = sorted(DEMO_DIR.glob("demo_run*.evalset.json"))
+    if not runs:
+        print(f"demo data not found under {DEMO_DIR}", file=sys.stderr)
+        return 2
+    metrics = DEMO_DIR / "demo_deterministic.metrics.json"
+    return _evaluate_and_write(runs, metrics, Path(args.out), progress=not args.quiet)
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    return _evaluate_and_write(
+        [Path(p) for p in args.evalsets], Path(args.metrics), Path(args.out), not args.quiet
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="agenteval", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="evaluate the bundled demo data offline")
+    demo.add_argument("--out", default="out", help="output folder (default: out)")
+    demo.add_argument("--quiet", action="store_true", help="no progress bar")
+    demo.set_defaults(func=_cmd_demo)
+    ev = sub.add_parser("evaluate", help="evaluate eval set files (several = recorded runs)")
+    ev.add_argument("evalsets", nargs="+")
+    ev.add_argument("--metrics", required=True)
+    ev.add_argument("--out", default="out")
+    ev.add_argument("--quiet", action="store_true")
+    ev.set_defaults(func=_cmd_evaluate)
+    args = parser.parse_args(argv)
+    from .errors import FormatError
+
+    try:
+        return int(args.func(args))
+    except FormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,278 @@
+"""Evaluation of one case in one run (SPEC §8.2 ``evaluatePerCase``)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..evaluators.base import EvaluateResult, EvaluationContext, Evaluator
+from ..schema import (
+    EvalCase,
+    EvalCaseResult,
+    EvalMetric,
+    EvalMetricResult,
+    EvalMetricResultDetails,
+    EvalMetricResultPerInvocation,
+    EvalStatus,
+    Invocation,
+    Rubric,
+    RubricContent,
+)
+from .aggregate import CaseAggregationInput, CaseAggregator, check_aggregation
+from .inference import InferenceResult
+
+
+class CaseError(Exception):
+    """The case cannot be evaluated; it becomes a failed case result with this message."""
+
+
+@dataclass(slots=True)
+class PlannedMetric:
+    """A metric whose evaluator was found, with whether that evaluator takes ``context``."""
+
+    metric: EvalMetric
+    evaluator: Evaluator
+    wants_context: bool
+
+
+def plan_metric(metric: EvalMetric, evaluator: Evaluator) -> PlannedMetric:
+    try:
+        params = inspect.signature(evaluator.evaluate).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    return PlannedMetric(metric, evaluator, "context" in params)
+
+
+def _placeholders(invocations: Sequence[Invocation]) -> list[Invocation]:
+    return [
+        Invocation(invocation_id=inv.invocation_id, user_content=inv.user_content)
+        for inv in invocations
+    ]
+
+
+def expected_turns(case: EvalCase, inference: InferenceResult) -> list[Invocation]:
+    """The expected turns of a case, per mode (SPEC §8.2 step 2)."""
+    if case.expected_runner_enabled:
+        if not inference.expected_inferences:
+            raise CaseError("expected inferences are empty")
+        return list(inference.expected_inferences)
+    if case.conversation_scenario is not None and not case.is_trace:
+        return _placeholders(inference.inferences)
+    if case.is_trace:
+        if case.conversation and case.actual_conversation:
+            return list(case.conversation)
+        if case.conversation:
+            return _placeholders(case.conversation)
+        if case.actual_conversation:
+            return _placeholders(case.actual_conversation)
+        raise CaseError("invalid eval case")
+    if not case.conversation:
+        raise CaseError("invalid eval case")
+    return list(case.conversation)
+
+
+def _with_context(turns: list[Invocation], case: EvalCase) -> list[Invocation]:
+    """Give turns without ``contextMessages`` the case's ``contextMessages`` (copies, not edits)."""
+    if not case.context_messages:
+        return turns
+    return [
+        t if t.context_messages else t.model_copy(update={"context_messages": case.context_messages})
+        for t in turns
+    ]
+
+
+def case_rubrics(case: EvalCase, metric_names: set[str]) -> dict[str, list[Rubric]]:
+    """Case-level rubrics by target metric name, validated and normalised (SPEC §8.2 step 6)."""
+    out: dict[str, list[Rubric]] = {}
+    for position, rubric in enumerate(case.rubrics or (), start=1):
+        if rubric is None:
+            raise CaseError(f"case rubric at position {position} is nil")
+        name = (rubric.metric_name or "").strip()
+        rid = (rubric.id or "").strip() or f"case_rubric_{position}"
+        if not name:
+            raise CaseError(f"case rubric {rid}: metricName is required")
+        if name not in metric_names:
+            raise CaseError(f"case rubric {rid}: metric {name} is not configured")
+        text = (rubric.content.text if rubric.content else None) or ""
+        if not text.strip():
+            raise CaseError(f"case rubric {rid}: content text is required")
+        out.setdefault(name, []).append(
+            Rubric(
+                id=rid,
+                content=RubricContent(text=text.strip()),
+                description=rubric.description,
+                type=(rubric.type or "").strip() or None,
+            )
+        )
+    return out
+
+
+def merge_rubrics(metric: EvalMetric, extra: list[Rubric], case_id: str) -> EvalMetric:
+    """A copy of ``metric`` with case rubrics appended after its own (ids must stay unique)."""
+    judge = metric.criterion.llm_judge if metric.criterion else None
+    if judge is None:
+        raise CaseError(
+            f"case rubric {extra[0].id}: metric {metric.metric_name} llmJudge criterion is "
+            "required as rubric container"
+        )
+    merged = [*(judge.rubrics or ()), *extra]
+    seen: set[str] = set()
+    for rubric in merged:
+        if rubric.id:
+            if rubric.id in seen:
+                raise CaseError(f"case rubric {case_id}: duplicate rubric id {rubric.id}")
+            seen.add(rubric.id)
+    new_judge = judge.model_copy(update={"rubrics": merged})
+    new_criterion = metric.criterion.model_copy(update={"llm_judge": new_judge})  # type: ignore[union-attr]
+    return metric.model_copy(update={"criterion": new_criterion})
+
+
+async def run_evaluator(
+    planned: PlannedMetric,
+    metric: EvalMetric,
+    actuals: list[Invocation],
+    expecteds: list[Invocation],
+    context: EvaluationContext,
+) -> EvaluateResult:
+    if planned.wants_context:
+        return await planned.evaluator.evaluate(actuals, expecteds, metric, context=context)  # type: ignore[call-arg]
+    return await planned.evaluator.evaluate(actuals, expecteds, metric)
+
+
+async def evaluate_case(
+    *,
+    app_name: str,
+    eval_set_id: str,
+    case: EvalCase,
+    inference: InferenceResult,
+    plan: Sequence[PlannedMetric],
+    context: EvaluationContext,
+    aggregator: CaseAggregator,
+) -> EvalCaseResult:
+    """Score one case; any problem becomes a failed result with ``errorMessage``, never a raise."""
+    base: dict[str, Any] = {
+        "eval_set_id": eval_set_id,
+        "eval_id": case.eval_id,
+        "session_id": inference.session_id,
+        "user_id": inference.user_id,
+    }
+    if inference.status != EvalStatus.PASSED:
+        return EvalCaseResult(
+            **base, final_eval_status=EvalStatus.FAILED.value, error_message=inference.error_message
+        )
+    try:
+        return await _evaluate_per_case(
+            app_name, eval_set_id, case, inference, plan, context, aggregator, base
+        )
+    except Exception as exc:  # noqa: BLE001 - a per-case problem fails the case, never the run
+        return EvalCaseResult(
+            **base, final_eval_status=EvalStatus.FAILED.value, error_message=str(exc) or repr(exc)
+        )
+
+
+async def _evaluate_per_case(
+    app_name: str,
+    eval_set_id: str,
+    case: EvalCase,
+    inference: InferenceResult,
+    plan: Sequence[PlannedMetric],
+    context: EvaluationContext,
+    aggregator: CaseAggregator,
+    base: dict[str, Any],
+) -> EvalCaseResult:
+    if case.session_input is None:
+        raise CaseError("session input is nil")
+    actuals = list(inference.inferences)
+    expecteds = expected_turns(case, inference)
+    if len(actuals) != len(expecteds):
+        raise CaseError(
+            f"inference count {len(actuals)} does not match expected conversation length "
+            f"{len(expecteds)}"
+        )
+    actuals = _with_context(actuals, case)
+    expecteds = _with_context(expecteds, case)
+    rubrics = case_rubrics(case, {p.metric.metric_name for p in plan}) if case.rubrics else {}
+
+    n_turns = len(actuals)
+    per_turn: list[list[EvalMetricResult]] = [[] for _ in range(n_turns)]
+    overall: list[EvalMetricResult] = []
+    executed: list[EvalMetric] = []
+    for planned in plan:
+        metric = planned.metric
+        if metric.metric_name in rubrics:
+            metric = merge_rubrics(metric, rubrics[metric.metric_name], case.eval_id)
+        try:
+            result = await run_evaluator(planned, metric, actuals, expecteds, context)
+        except Exception as exc:  # noqa: BLE001 - evaluator failures fail the case
+            raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
+        turns = result.per_invocation_results
+        if len(turns) != n_turns:
+            raise CaseError(
+                f"metric {metric.metric_name} returned {len(turns)} per-invocation results, "
+                f"expected {n_turns}"
+            )
+        threshold = metric.threshold
+        reasons: list[str] = []
+        rubric_scores = []
+        for i, turn in enumerate(turns):
+            details = turn.details
+            per_turn[i].append(
+                EvalMetricResult(
+                    metric_name=metric.metric_name,
+                    score=turn.score,
+                    eval_status=str(turn.status),
+                    threshold=threshold,
+                    criterion=turn.criterion or metric.criterion,
+                    details=details,
+                )
+            )
+            if details is not None:
+                if details.reason:
+                    reasons.append(details.reason)
+                if details.rubric_scores:
+                    rubric_scores.extend(details.rubric_scores)
+        overall.append(
+            EvalMetricResult(
+                metric_name=metric.metric_name,
+                score=result.overall_score,
+                eval_status=str(result.overall_status),
+                threshold=threshold,
+                criterion=metric.criterion,
+                details=EvalMetricResultDetails(
+                    reason=";".join(reasons) or None,
+                    score=result.overall_score,
+                    rubric_scores=rubric_scores or None,
+                ),
+            )
+        )
+        executed.append(metric)
+
+    outcome = aggregator(
+        CaseAggregationInput(
+            app_name=app_name,
+            eval_set_id=eval_set_id,
+            eval_case=case,
+            inference_result=inference,
+            eval_metrics=executed,
+            metric_results=overall,
+        )
+    )
+    if inspect.isawaitable(outcome):
+        outcome = await outcome
+    outcome = check_aggregation(outcome)  # type: ignore[arg-type]
+    return EvalCaseResult(
+        **base,
+        score=outcome.score,
+        final_eval_status=str(outcome.status),
+        overall_eval_metric_results=overall,
+        eval_metric_result_per_invocation=[
+            EvalMetricResultPerInvocation(
+                actual_invocation=actuals[i],
+                expected_invocation=expecteds[i],
+                eval_metric_results=per_turn[i],
+            )
+            for i in range(n_turns)
+        ],
+    )

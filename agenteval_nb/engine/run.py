@@ -1,0 +1,230 @@
+"""Runs of an evaluation: inference then evaluate phase per run, then the summary (SPEC §8.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..evaluators.base import EvaluationContext
+from ..evaluators.registry import Registry
+from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
+from .aggregate import CaseAggregator, default_case_aggregator
+from .callbacks import CallbackEvent, CallbackPoint, Callbacks
+from .case import PlannedMetric, evaluate_case, plan_metric
+from .inference import InferenceResult, infer_case
+from .pool import map_bounded
+from .summary import summarize
+
+
+class EvaluationError(RuntimeError):
+    """The evaluation as a whole failed (bad configuration or a callback error)."""
+
+
+@dataclass(slots=True)
+class EngineOutput:
+    """What the engine returns: the result model plus what the analysis layer wants to know."""
+
+    result: EvalSetResult
+    evalsets: list[EvalSet]
+    metrics: list[EvalMetric]
+    warnings: list[str] = field(default_factory=list)
+    app_name: str = ""
+    elapsed_s: float = 0.0
+
+
+@dataclass(slots=True)
+class EngineOptions:
+    """Knobs of one evaluation (see :func:`agenteval_nb.evaluate`)."""
+
+    registry: Registry
+    context: EvaluationContext
+    num_runs: int = 1
+    app_name: str | None = None
+    callbacks: Callbacks | None = None
+    case_aggregator: CaseAggregator = default_case_aggregator
+    case_parallelism: int = 8
+    runs_parallel: bool = False
+    case_ids: Sequence[str] | None = None
+    session_id_factory: Callable[[], str] = lambda: str(uuid.uuid4())
+    on_case_done: Callable[[], None] | None = None
+
+
+def _app_name(evalset: EvalSet, explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    for case in evalset.eval_cases or ():
+        if case.session_input and case.session_input.app_name:
+            return case.session_input.app_name
+    return evalset.eval_set_id
+
+
+def plan_metrics(metrics: Sequence[EvalMetric], registry: Registry) -> tuple[list[PlannedMetric], list[str]]:
+    """Look up every metric's evaluator; unknown ones are skipped with a warning (not silently)."""
+    plan: list[PlannedMetric] = []
+    warnings: list[str] = []
+    for metric in metrics:
+        evaluator = registry.lookup(metric)
+        if evaluator is None:
+            warnings.append(
+                f"metric {metric.metric_name!r}: no evaluator registered as "
+                f"{metric.evaluator_key!r}; the metric was skipped"
+            )
+            continue
+        plan.append(plan_metric(metric, evaluator))
+    return plan, warnings
+
+
+async def run_evaluation(
+    evalsets: Sequence[EvalSet], metrics: Sequence[EvalMetric], options: EngineOptions
+) -> EngineOutput:
+    """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
+    recorded runs that share case ids) and summarise."""
+    started = time.perf_counter()
+    if options.num_runs < 1:
+        raise EvaluationError("num runs must be greater than 0")
+    if len(evalsets) > 1 and options.num_runs not in (1, len(evalsets)):
+        raise EvaluationError(
+            f"num_runs={options.num_runs} conflicts with {len(evalsets)} recorded runs"
+        )
+    run_sets = list(evalsets) if len(evalsets) > 1 else [evalsets[0]] * options.num_runs
+    primary = run_sets[0]
+    app_name = _app_name(primary, options.app_name)
+    try:
+        options.registry.resolve_names(metrics)
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from exc
+    plan, warnings = plan_metrics(metrics, options.registry)
+    state: dict[str, Any] = {}
+
+    async def one_run(run_id: int) -> list[EvalCaseResult]:
+        evalset = run_sets[run_id - 1]
+        return await _run_once(run_id, evalset, app_name, plan, options, state)
+
+    if options.runs_parallel and len(run_sets) > 1:
+        per_run = await asyncio.gather(*(one_run(r) for r in range(1, len(run_sets) + 1)))
+    else:
+        per_run = [await one_run(r) for r in range(1, len(run_sets) + 1)]
+
+    case_results = [r for run in per_run for r in run]
+    result_id = f"{app_name}_{primary.eval_set_id}_{uuid.uuid4()}"
+    result = EvalSetResult(
+        eval_set_result_id=result_id,
+        eval_set_result_name=result_id,
+        eval_set_id=primary.eval_set_id,
+        eval_case_results=case_results,
+        summary=summarize(case_results, len(run_sets)),
+        creation_timestamp=time.time(),
+    )
+    return EngineOutput(
+        result=result,
+        evalsets=_unique(run_sets),
+        metrics=list(metrics),
+        warnings=warnings,
+        app_name=app_name,
+        elapsed_s=time.perf_counter() - started,
+    )
+
+
+def _unique(evalsets: Sequence[EvalSet]) -> list[EvalSet]:
+    seen: set[int] = set()
+    out = []
+    for es in evalsets:
+        if id(es) not in seen:
+            seen.add(id(es))
+            out.append(es)
+    return out
+
+
+async def _fire(options: EngineOptions, event: CallbackEvent) -> None:
+    if options.callbacks:
+        await options.callbacks.fire(event)
+
+
+async def _run_once(
+    run_id: int,
+    evalset: EvalSet,
+    app_name: str,
+    plan: list[PlannedMetric],
+    options: EngineOptions,
+    state: dict[str, Any],
+) -> list[EvalCaseResult]:
+    cases = [c for c in evalset.eval_cases or () if c is not None]
+    if options.case_ids is not None:
+        wanted = set(options.case_ids)
+        cases = [c for c in cases if c.eval_id in wanted]
+    set_id = evalset.eval_set_id
+
+    def event(point: CallbackPoint, case_id: str | None = None, **kw: Any) -> CallbackEvent:
+        return CallbackEvent(point, app_name, set_id, run_id, state, case_id, **kw)
+
+    try:
+        await _fire(options, event(CallbackPoint.BEFORE_INFERENCE_SET))
+        inferences: list[InferenceResult] = []
+        for case in cases:
+            inferences.append(await _infer_with_callbacks(case, options, event))
+        await _fire(options, event(CallbackPoint.AFTER_INFERENCE_SET, result=inferences))
+    except Exception as exc:
+        raise EvaluationError(f"run {run_id} inference: {exc}") from exc
+
+    try:
+        await _fire(options, event(CallbackPoint.BEFORE_EVALUATE_SET))
+
+        async def evaluate_one(pair: tuple[EvalCase, InferenceResult]) -> EvalCaseResult:
+            case, inference = pair
+            await _fire(options, event(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id))
+            result = await evaluate_case(
+                app_name=app_name,
+                eval_set_id=set_id,
+                case=case,
+                inference=inference,
+                plan=plan,
+                context=options.context,
+                aggregator=options.case_aggregator,
+            )
+            result.run_id = run_id
+            await _fire(
+                options, event(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
+            )
+            if options.on_case_done is not None:
+                options.on_case_done()
+            return result
+
+        results = await map_bounded(
+            list(zip(cases, inferences, strict=True)), evaluate_one, options.case_parallelism
+        )
+        await _fire(options, event(CallbackPoint.AFTER_EVALUATE_SET, result=results))
+    except Exception as exc:
+        raise EvaluationError(f"run {run_id} evaluate: {exc}") from exc
+    return results
+
+
+async def _infer_with_callbacks(
+    case: EvalCase, options: EngineOptions, event: Callable[..., CallbackEvent]
+) -> InferenceResult:
+    session_id = options.session_id_factory()
+    try:
+        await _fire(options, event(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id))
+    except Exception as exc:  # noqa: BLE001 - becomes a failed inference for this case
+        return _failed_inference(case, session_id, str(exc))
+    inference = infer_case(case, session_id)
+    try:
+        await _fire(
+            options, event(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
+        )
+    except Exception as exc:  # noqa: BLE001
+        return _failed_inference(case, session_id, str(exc))
+    return inference
+
+
+def _failed_inference(case: EvalCase, session_id: str, message: str) -> InferenceResult:
+    return InferenceResult(
+        eval_case_id=case.eval_id,
+        session_id=session_id,
+        user_id=case.session_input.user_id if case.session_input else None,
+        status=EvalStatus.FAILED,
+        error_message=message,
+    )

@@ -1,0 +1,162 @@
+"""The result summary: per run, per case and per metric status counts (SPEC §8.6)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+
+from ..schema import (
+    CaseRunMetricResult,
+    CaseRunSummary,
+    CaseSummary,
+    EvalCaseResult,
+    EvalMetricResult,
+    EvalSetResultSummary,
+    EvalStatus,
+    MetricSummary,
+    RunSummary,
+    StatusCounts,
+    summarize_statuses,
+)
+
+
+class SummaryError(ValueError):
+    """The case results cannot be summarised (missing eval id or run id)."""
+
+
+def _counts(statuses: Sequence[str]) -> StatusCounts | None:
+    passed = sum(1 for s in statuses if s == EvalStatus.PASSED)
+    failed = sum(1 for s in statuses if s == EvalStatus.FAILED)
+    not_evaluated = sum(1 for s in statuses if s == EvalStatus.NOT_EVALUATED)
+    if passed == failed == not_evaluated == 0:
+        return None
+    return StatusCounts(
+        passed=passed or None, failed=failed or None, not_evaluated=not_evaluated or None
+    )
+
+
+def _metric_summaries(results: Sequence[EvalMetricResult]) -> list[MetricSummary] | None:
+    """Per metric name (sorted): first-seen threshold, counts, mean of evaluated scores.
+
+    ``evalStatus`` is passed iff the mean ≥ threshold; not_evaluated (mean 0) when no result of
+    that metric was evaluated.
+    """
+    by_name: dict[str, list[EvalMetricResult]] = defaultdict(list)
+    for result in results:
+        by_name[result.metric_name or ""].append(result)
+    out = []
+    for name in sorted(by_name):
+        group = by_name[name]
+        threshold = group[0].threshold or 0.0
+        scores = [r.score or 0.0 for r in group if r.eval_status != EvalStatus.NOT_EVALUATED]
+        if scores:
+            average = math.fsum(scores) / len(scores)
+            status = EvalStatus.PASSED if average >= threshold else EvalStatus.FAILED
+        else:
+            average = 0.0
+            status = EvalStatus.NOT_EVALUATED
+        out.append(
+            MetricSummary(
+                metric_name=name,
+                average_score=average,
+                eval_status=status.value,
+                threshold=threshold,
+                status_counts=_counts([r.eval_status or "" for r in group]),
+            )
+        )
+    return out or None
+
+
+def _fail_if_errored(status: EvalStatus, results: Sequence[EvalCaseResult]) -> EvalStatus:
+    if status == EvalStatus.NOT_EVALUATED and any(r.error_message for r in results):
+        return EvalStatus.FAILED
+    return status
+
+
+def summarize(results: Sequence[EvalCaseResult | None], num_runs: int | None) -> EvalSetResultSummary:
+    """Summary of case results over runs ``1..num_runs`` (empty runs are not_evaluated).
+
+    ``num_runs`` defaults to the largest run id (or 1). A case's overall status is the summary of
+    its run statuses for one run, else the summary of its cross-run metric statuses; either way a
+    not_evaluated outcome becomes failed when a run of the case has an ``errorMessage``.
+    """
+    cases = [r for r in results if r is not None]
+    for i, result in enumerate(cases):
+        if not result.eval_id:
+            raise SummaryError(f"eval id at index {i} is empty")
+        if not result.run_id or result.run_id < 1:
+            raise SummaryError(f"run id at index {i} is not set")
+    if not num_runs:
+        num_runs = max((r.run_id or 1 for r in cases), default=1)
+    for i, result in enumerate(cases):
+        if (result.run_id or 0) > num_runs:
+            raise SummaryError(f"run id at index {i} exceeds num runs {num_runs}")
+
+    by_run: dict[int, list[EvalCaseResult]] = defaultdict(list)
+    by_case: dict[str, list[EvalCaseResult]] = defaultdict(list)
+    for result in cases:
+        by_run[result.run_id or 1].append(result)
+        by_case[result.eval_id or ""].append(result)
+
+    run_summaries = []
+    for run_id in range(1, num_runs + 1):
+        run_cases = by_run.get(run_id, [])
+        statuses = [r.final_eval_status or "" for r in run_cases]
+        metrics = [m for r in run_cases for m in r.overall_eval_metric_results or ()]
+        run_summaries.append(
+            RunSummary(
+                run_id=run_id,
+                overall_status=summarize_statuses(statuses).value,
+                case_status_counts=_counts(statuses),
+                metric_summaries=_metric_summaries(metrics),
+            )
+        )
+
+    case_summaries = []
+    for eval_id in sorted(by_case):
+        runs = sorted(by_case[eval_id], key=lambda r: r.run_id or 0)
+        metrics = [m for r in runs for m in r.overall_eval_metric_results or ()]
+        metric_summaries = _metric_summaries(metrics)
+        if num_runs <= 1:
+            status = summarize_statuses([r.final_eval_status or "" for r in runs])
+        else:
+            status = summarize_statuses([m.eval_status or "" for m in metric_summaries or ()])
+        status = _fail_if_errored(status, runs)
+        case_summaries.append(
+            CaseSummary(
+                eval_id=eval_id,
+                overall_status=status.value,
+                run_status_counts=_counts([r.final_eval_status or "" for r in runs]),
+                metric_summaries=metric_summaries,
+                run_summaries=[
+                    CaseRunSummary(
+                        run_id=r.run_id,
+                        final_eval_status=r.final_eval_status,
+                        error_message=r.error_message,
+                        metric_results=[
+                            CaseRunMetricResult(
+                                metric_name=m.metric_name,
+                                score=m.score,
+                                eval_status=m.eval_status,
+                                threshold=m.threshold,
+                            )
+                            for m in sorted(
+                                r.overall_eval_metric_results or (),
+                                key=lambda m: m.metric_name or "",
+                            )
+                        ]
+                        or None,
+                    )
+                    for r in runs
+                ],
+            )
+        )
+
+    return EvalSetResultSummary(
+        overall_status=summarize_statuses([c.overall_status or "" for c in case_summaries]).value,
+        num_runs=num_runs,
+        run_status_counts=_counts([r.overall_status or "" for r in run_summaries]),
+        run_summaries=run_summaries,
+        eval_case_summaries=case_summaries,
+    )

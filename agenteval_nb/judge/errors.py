@@ -1,0 +1,43 @@
+"""The one exception type of the judge layer.
+
+Rule: every judge failure (bad configuration, HTTP error, timeout, malformed response, a failing
+injected judge) surfaces as :class:`JudgeError`. Its message is short, names what was wrong and
+never contains an API key, so it can be stored as a reason and shown in a report.
+"""
+
+from __future__ import annotations
+
+_MAX_MESSAGE = 600
+
+
+def scrub(text: str, *secrets: str | None) -> str:
+    """``text`` with every secret of 4+ characters replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """One line, at most ``limit`` characters (an ellipsis marks a cut)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class JudgeError(Exception):
+    """A judge call failed; ``str(err)`` is safe to show.
+
+    ``kind``: ``config``, ``http``, ``timeout``, ``connection``, ``malformed``, ``injected`` or
+    ``other``. ``status_code``: the HTTP status for ``http`` errors, else ``None``.
+    """
+
+    def __init__(self, message: str, *, kind: str = "other", status_code: int | None = None):
+        if len(message) > _MAX_MESSAGE:
+            message = message[: _MAX_MESSAGE - 1] + "…"
+        super().__init__(message)
+        self.kind = kind
+        self.status_code = status_code
+
+    @property
+    def message(self) -> str:
+        return str(self)

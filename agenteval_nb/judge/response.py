@@ -1,0 +1,99 @@
+"""Turn whatever a judge returned into a validated chat-completion dict.
+
+Rules:
+
+* accepted inputs: a pydantic model (the openai ``ChatCompletion`` included; dumped with
+  ``model_dump(mode="json")``) or a dict; anything else — the ``str`` the openai client returns
+  for a non-JSON 200 body (an HTML page), a list, ``None`` — is a :class:`JudgeError`;
+* the completion must have a non-empty ``choices`` list whose first element is an object with a
+  ``message`` object whose ``content`` is a string (``""`` is allowed: the scorer reports an
+  empty answer); a refusal or a ``null`` content is an error naming the finish reason;
+* a completion carrying an ``error`` object instead of choices reports that error's message;
+* normalisation: ``choices[0]["logprobs"]`` always exists (``None`` when absent) so scorers can
+  read ``response["choices"][0]["logprobs"]["content"]`` after a ``None`` check.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from .errors import JudgeError, shorten
+
+
+def to_plain(obj: Any, origin: str) -> dict[str, Any]:
+    """A JSON-compatible dict copy of ``obj`` (a pydantic model or a mapping)."""
+    if isinstance(obj, BaseModel):
+        data = obj.model_dump(mode="json", warnings=False)
+    elif isinstance(obj, Mapping):
+        try:
+            data = json.loads(json.dumps(obj, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise JudgeError(
+                f"{origin} returned a completion that is not JSON-serialisable: {exc}",
+                kind="malformed",
+            ) from None
+    elif isinstance(obj, str | bytes):
+        text = obj.decode(errors="replace") if isinstance(obj, bytes) else obj
+        raise JudgeError(
+            f"{origin} returned a body that is not a JSON chat completion "
+            f"(an HTML page or plain text?): {shorten(text, 120)!r}",
+            kind="malformed",
+        )
+    else:
+        raise JudgeError(
+            f"{origin} returned {type(obj).__name__} instead of a chat completion object",
+            kind="malformed",
+        )
+    if not isinstance(data, dict):
+        raise JudgeError(
+            f"{origin} returned {type(data).__name__} instead of a chat completion object",
+            kind="malformed",
+        )
+    return data
+
+
+def validate_completion(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    """Check the fields scorers read (module rules); returns ``data`` normalised in place."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = data.get("error")
+        if isinstance(error, Mapping) and error.get("message"):
+            detail = shorten(str(error["message"]))
+            raise JudgeError(f"{origin} returned an error object: {detail}", kind="malformed")
+        what = "no choices" if choices is None else f"an unusable choices field ({choices!r:.40})"
+        raise JudgeError(f"{origin} response has {what}", kind="malformed")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise JudgeError(f"{origin} response choices[0] is not an object", kind="malformed")
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise JudgeError(f"{origin} response choices[0] has no message", kind="malformed")
+    content = message.get("content")
+    if not isinstance(content, str):
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            raise JudgeError(f"{origin} refused to answer: {shorten(refusal)}", kind="malformed")
+        finish = choice.get("finish_reason")
+        why = f" (finish_reason {finish!r})" if finish else ""
+        kind = "no content" if content is None else f"a non-text content ({type(content).__name__})"
+        raise JudgeError(f"{origin} response choices[0].message has {kind}{why}", kind="malformed")
+    logprobs = choice.setdefault("logprobs", None)
+    if logprobs is not None:
+        entries = logprobs.get("content") if isinstance(logprobs, dict) else None
+        if not isinstance(logprobs, dict) or not (entries is None or isinstance(entries, list)):
+            raise JudgeError(f"{origin} response choices[0].logprobs is malformed", kind="malformed")
+    return data
+
+
+def normalize_completion(obj: Any, origin: str = "judge endpoint") -> dict[str, Any]:
+    """:func:`to_plain` then :func:`validate_completion`."""
+    return validate_completion(to_plain(obj, origin), origin)
+
+
+def completion_content(data: Mapping[str, Any]) -> str | None:
+    """``choices[0].message.content`` of a validated completion."""
+    return data["choices"][0]["message"]["content"]

@@ -1,0 +1,162 @@
+"""Store interfaces for eval sets, metrics and results (SPEC §1.7).
+
+Callers depend on these classes only, so a backend (memory, local files, SQL) can be swapped
+without touching them. Every method takes ``app_name`` first; ids are scoped by app. Rules that
+hold for every implementation:
+
+* reads return fresh models: mutating a returned model never changes the store;
+* writes store a deep copy: mutating the argument afterwards never changes the store;
+* something missing raises :class:`~agenteval_nb.stores.errors.NotFoundError` (a ``KeyError``
+  and a ``FileNotFoundError``); a taken id raises
+  :class:`~agenteval_nb.stores.errors.AlreadyExistsError` (a ``ValueError``); an empty required
+  id raises ``ValueError``;
+* stores are safe to share between threads.
+
+Stores are context managers; :meth:`close` releases resources (a no-op for memory and files).
+"""
+
+from __future__ import annotations
+
+import builtins
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from types import TracebackType
+from typing import Any, Self
+
+from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
+
+CaseLike = EvalCase | Mapping[str, Any]
+"""An eval case, or its wire-format dict (validated on the way in)."""
+EvalSetLike = EvalSet | Mapping[str, Any]
+MetricLike = EvalMetric | Mapping[str, Any]
+ResultLike = EvalSetResult | Mapping[str, Any]
+
+
+class _Closable:
+    """``close()`` plus ``with`` support."""
+
+    def close(self) -> None:
+        """Release resources held by the store (nothing for memory or local files)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class EvalSetStore(_Closable, ABC):
+    """Eval sets and their cases, per app (Go ``evalset.Manager``)."""
+
+    @abstractmethod
+    def create(self, app_name: str, eval_set_id: str) -> EvalSet:
+        """Create an empty set ``{evalSetId, name: evalSetId, evalCases: [], creationTimestamp: now}``.
+
+        Raises ``AlreadyExistsError`` if the set exists.
+        """
+
+    @abstractmethod
+    def get(self, app_name: str, eval_set_id: str) -> EvalSet:
+        """The whole set (``NotFoundError`` if absent)."""
+
+    @abstractmethod
+    def list(self, app_name: str) -> builtins.list[str]:
+        """Ids of the app's sets (an unknown app ⇒ ``[]``)."""
+
+    @abstractmethod
+    def delete(self, app_name: str, eval_set_id: str) -> None:
+        """Remove a set (``NotFoundError`` if absent)."""
+
+    @abstractmethod
+    def save(self, app_name: str, eval_set: EvalSetLike) -> EvalSet:
+        """Create or replace a whole set, keyed by its ``evalSetId``; returns the stored copy.
+
+        ``creationTimestamp`` defaults to now and ``evalCases`` to ``[]``; cases are stored as
+        given (no stamping).
+        """
+
+    @abstractmethod
+    def get_case(self, app_name: str, eval_set_id: str, eval_id: str) -> EvalCase:
+        """The first case with ``eval_id`` (``NotFoundError`` if the set or case is absent)."""
+
+    @abstractmethod
+    def add_case(self, app_name: str, eval_set_id: str, case: CaseLike) -> EvalCase:
+        """Append a copy of ``case``; returns the stored copy.
+
+        An empty ``evalId`` ⇒ ``ValueError``; a taken one ⇒ ``AlreadyExistsError``; a missing set
+        ⇒ ``NotFoundError``. ``creationTimestamp`` (now, float seconds) is set on the case and on
+        every ``conversation`` / ``actualConversation`` invocation that has none.
+        """
+
+    @abstractmethod
+    def update_case(self, app_name: str, eval_set_id: str, case: CaseLike) -> None:
+        """Replace the case with the same ``evalId`` in place, as given (no stamping).
+
+        ``NotFoundError`` if the set or the case is absent.
+        """
+
+    @abstractmethod
+    def delete_case(self, app_name: str, eval_set_id: str, eval_id: str) -> None:
+        """Remove the case (``NotFoundError`` if the set or the case is absent)."""
+
+
+class MetricStore(_Closable, ABC):
+    """The metrics of each eval set, an ordered list (Go ``metric.Manager``).
+
+    Names are unique by convention only: a list saved whole may repeat one, and lookups then
+    use the first.
+    """
+
+    @abstractmethod
+    def list(self, app_name: str, eval_set_id: str) -> builtins.list[str]:
+        """Metric names in stored order (no metrics stored ⇒ ``[]``)."""
+
+    @abstractmethod
+    def get(self, app_name: str, eval_set_id: str, metric_name: str) -> EvalMetric:
+        """The first metric named ``metric_name`` (``NotFoundError`` if none)."""
+
+    @abstractmethod
+    def get_all(self, app_name: str, eval_set_id: str) -> builtins.list[EvalMetric]:
+        """All metrics in stored order (none stored ⇒ ``[]``)."""
+
+    @abstractmethod
+    def add(self, app_name: str, eval_set_id: str, metric: MetricLike) -> None:
+        """Append a metric; a name already present ⇒ ``AlreadyExistsError``."""
+
+    @abstractmethod
+    def update(self, app_name: str, eval_set_id: str, metric: MetricLike) -> None:
+        """Replace the first metric with the same name (``NotFoundError`` if none)."""
+
+    @abstractmethod
+    def delete(self, app_name: str, eval_set_id: str, metric_name: str) -> None:
+        """Remove the first metric with that name (``NotFoundError`` if none)."""
+
+    @abstractmethod
+    def save_all(self, app_name: str, eval_set_id: str, metrics: Iterable[MetricLike]) -> None:
+        """Replace the whole list, order kept (duplicates are not checked)."""
+
+
+class ResultStore(_Closable, ABC):
+    """Eval set results, per app (Go ``evalresult.Manager``)."""
+
+    @abstractmethod
+    def save(self, app_name: str, result: ResultLike) -> str:
+        """Store a copy of ``result`` and return its id.
+
+        ``app_name`` and ``evalSetId`` are required (``ValueError``). An empty
+        ``evalSetResultId`` becomes ``"<app>_<evalSetId>_<uuid4>"``; ``evalSetResultName``
+        defaults to the id and ``creationTimestamp`` to now. An existing id is overwritten.
+        """
+
+    @abstractmethod
+    def get(self, app_name: str, eval_set_result_id: str) -> EvalSetResult:
+        """The result (``NotFoundError`` if absent)."""
+
+    @abstractmethod
+    def list(self, app_name: str) -> builtins.list[str]:
+        """Ids of the app's results (an unknown app ⇒ ``[]``)."""

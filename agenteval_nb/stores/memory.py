@@ -1,0 +1,89 @@
+"""In-memory stores: the file stores' rules, nothing persisted (SPEC §1.7).
+
+Thread-safe (one re-entrant lock per store). Models go in and out as deep copies, so a caller
+never shares an object with the store. Ids are listed sorted.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from ..schema import EvalMetric, EvalSet, EvalSetResult
+from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
+from .errors import NotFoundError
+from .rules import Clock
+
+
+class InMemoryEvalSetStore(DocumentEvalSetStore):
+    """Eval sets held in a dict ``app -> eval set id -> EvalSet``.
+
+    ``clock`` (Unix float seconds) is used for creation timestamps; default: the system clock.
+    """
+
+    def __init__(self, *, clock: Clock | None = None) -> None:
+        super().__init__(clock=clock)
+        self._sets: dict[str, dict[str, EvalSet]] = {}
+
+    def _read(self, app_name: str, eval_set_id: str) -> EvalSet:
+        try:
+            return self._sets[app_name][eval_set_id].model_copy(deep=True)
+        except KeyError:
+            raise NotFoundError(f"eval set {app_name}.{eval_set_id} not found") from None
+
+    def _exists(self, app_name: str, eval_set_id: str) -> bool:
+        return eval_set_id in self._sets.get(app_name, {})
+
+    def _write(self, app_name: str, eval_set: EvalSet) -> None:
+        self._sets.setdefault(app_name, {})[eval_set.eval_set_id] = eval_set
+
+    def _remove(self, app_name: str, eval_set_id: str) -> None:
+        if not self._exists(app_name, eval_set_id):
+            raise NotFoundError(f"eval set {app_name}.{eval_set_id} not found")
+        del self._sets[app_name][eval_set_id]
+
+    def _ids(self, app_name: str) -> builtins.list[str]:
+        return sorted(self._sets.get(app_name, {}))
+
+
+class InMemoryMetricStore(DocumentMetricStore):
+    """Metric lists held in a dict ``app -> eval set id -> [EvalMetric]``.
+
+    ``apiKey`` is kept (in memory only), so a judge can use metrics read back from here.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._metrics: dict[str, dict[str, list[EvalMetric]]] = {}
+
+    def _read(self, app_name: str, eval_set_id: str) -> builtins.list[EvalMetric]:
+        stored = self._metrics.get(app_name, {}).get(eval_set_id, [])
+        return [metric.model_copy(deep=True) for metric in stored]
+
+    def _write(self, app_name: str, eval_set_id: str, metrics: builtins.list[EvalMetric]) -> None:
+        self._metrics.setdefault(app_name, {})[eval_set_id] = metrics
+
+
+class InMemoryResultStore(DocumentResultStore):
+    """Results held in a dict ``app -> result id -> EvalSetResult``.
+
+    ``clock`` (Unix float seconds) is used for the default ``creationTimestamp``.
+    """
+
+    def __init__(self, *, clock: Clock | None = None) -> None:
+        super().__init__(clock=clock)
+        self._results: dict[str, dict[str, EvalSetResult]] = {}
+
+    def _read(self, app_name: str, eval_set_result_id: str) -> EvalSetResult:
+        try:
+            return self._results[app_name][eval_set_result_id].model_copy(deep=True)
+        except KeyError:
+            raise NotFoundError(
+                f"eval set result {app_name}.{eval_set_result_id} not found"
+            ) from None
+
+    def _write(self, app_name: str, result: EvalSetResult) -> None:
+        key = result.eval_set_result_id or ""
+        self._results.setdefault(app_name, {})[key] = result
+
+    def _ids(self, app_name: str) -> builtins.list[str]:
+        return sorted(self._results.get(app_name, {}))

@@ -1,0 +1,380 @@
+"""A loopback OpenAI-compatible chat-completions server for tests and benchmarks.
+
+Rules:
+
+* ``POST …/chat/completions`` is answered by, in this order: the next scripted response
+  (:meth:`FakeOpenAIServer.enqueue`), else ``handler(request_json)``, else an echo completion
+  whose content is the last message's text.
+* A handler or scripted item is a completion ``dict`` (sent as 200 JSON) or a
+  :class:`FakeResponse` (any status, headers, raw body bytes, extra delay). A handler that
+  raises makes a 500 with the exception text.
+* Every request is recorded (thread-safe) before it is answered; ``max_in_flight`` is the
+  largest number of chat requests being answered at the same moment.
+* ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight"}`` and ``POST /_fake/reset``
+  clears the records, so a server in another process can be inspected.
+* HTTP/1.1 keep-alive, ``TCP_NODELAY`` on every connection (without it keep-alive requests
+  stall ~45 ms on delayed ACKs), listen backlog 1024, daemon handler threads.
+
+Run stand-alone: ``python -m agenteval_nb.testing.fake_server --port 0 --latency-ms 50``
+prints the base URL on its first line and serves until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Handler = Callable[[dict[str, Any]], "dict[str, Any] | FakeResponse"]
+
+
+@dataclass
+class FakeResponse:
+    """A scripted answer: ``body`` dict/list is sent as JSON, str/bytes are sent verbatim."""
+
+    status: int = 200
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    content_type: str | None = None
+
+    def encode(self) -> tuple[bytes, str]:
+        """Body bytes and content type (JSON unless raw bytes/str or ``content_type`` say so)."""
+        if isinstance(self.body, bytes):
+            return self.body, self.content_type or "application/json"
+        if isinstance(self.body, str):
+            return self.body.encode(), self.content_type or "text/plain; charset=utf-8"
+        if self.body is None:
+            return b"", self.content_type or "application/json"
+        return json.dumps(self.body).encode(), self.content_type or "application/json"
+
+
+def error_body(message: str, *, type_: str = "server_error", code: str | None = None) -> dict:
+    """The JSON error object OpenAI-compatible servers send with a 4xx/5xx status."""
+    return {"error": {"message": message, "type": type_, "param": None, "code": code}}
+
+
+def _logprob_entry(token: str, logprob: float, top: Iterable[tuple[str, float]] | None) -> dict:
+    alternatives = [(token, logprob)] if top is None else list(top)
+    return {
+        "token": token,
+        "logprob": logprob,
+        "bytes": list(token.encode()),
+        "top_logprobs": [
+            {"token": alt, "logprob": alt_lp, "bytes": list(alt.encode())}
+            for alt, alt_lp in alternatives
+        ],
+    }
+
+
+_ids = itertools.count(1)
+
+
+def completion(
+    content: str | None,
+    *,
+    model: str = "fake-model",
+    logprobs: Iterable[Any] | None = None,
+    usage: Mapping[str, Any] | None = None,
+    finish_reason: str = "stop",
+    message_extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A well-formed ``chat.completion`` dict with one choice.
+
+    ``logprobs``: an iterable of ``(token, logprob)`` or ``(token, logprob, [(alt, lp), …])``
+    tuples (or ready-made entry dicts) that becomes ``choices[0].logprobs.content``; entries
+    without alternatives list the token itself as its only top logprob.
+    ``usage``: the usage object; by default token counts are the number of words.
+    """
+    entries = None
+    if logprobs is not None:
+        entries = []
+        for item in logprobs:
+            if isinstance(item, Mapping):
+                entries.append(dict(item))
+            else:
+                token, lp, *rest = item
+                entries.append(_logprob_entry(token, lp, rest[0] if rest else None))
+    if usage is None:
+        words = len((content or "").split())
+        usage = {"prompt_tokens": 10, "completion_tokens": words, "total_tokens": 10 + words}
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    message.update(message_extra or {})
+    return {
+        "id": f"chatcmpl-fake-{next(_ids)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None if entries is None else {"content": entries, "refusal": None},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": dict(usage),
+    }
+
+
+def echo_handler(request: dict[str, Any]) -> dict[str, Any]:
+    """Default behaviour: answer with the text of the last message."""
+    messages = request.get("messages") or [{}]
+    last = messages[-1] if isinstance(messages[-1], dict) else {}
+    text = last.get("content")
+    if not isinstance(text, str):
+        text = json.dumps(text)
+    return completion(text, model=str(request.get("model") or "fake-model"))
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it; ``json`` is ``None`` when the body was not JSON."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    json: Any
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: FakeOpenAIServer
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default per-request stderr log."""
+
+    def do_GET(self) -> None:
+        self.server.owner._dispatch(self, "GET")
+
+    def do_POST(self) -> None:
+        self.server.owner._dispatch(self, "POST")
+
+    def send(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str]) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (e.g. a timeout test)
+
+
+class FakeOpenAIServer:
+    """Scripted OpenAI-compatible server on a random loopback port; use as a context manager.
+
+    ``handler``: ``request_json -> dict | FakeResponse`` (default :func:`echo_handler`).
+    ``responses``: scripted answers consumed first, one per chat request.
+    ``latency_s``: added before every chat answer (on top of a response's ``delay_s``).
+    """
+
+    def __init__(
+        self,
+        handler: Handler | None = None,
+        *,
+        responses: Iterable[dict[str, Any] | FakeResponse] = (),
+        latency_s: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.handler: Handler = handler or echo_handler
+        self.latency_s = latency_s
+        self._host = host
+        self._port = port
+        self._lock = threading.Lock()
+        self._script: deque[dict[str, Any] | FakeResponse] = deque(responses)
+        self._requests: list[RecordedRequest] = []
+        self._chat_count = 0
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._closing = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAIServer:
+        """Bind and serve in a background thread (idempotent)."""
+        if self._httpd is None:
+            httpd = _Server((self._host, self._port), _RequestHandler)
+            httpd.owner = self
+            self._httpd = httpd
+            self._closing.clear()
+            self._thread = threading.Thread(
+                target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; handlers still sleeping on a delay are woken and answer at once."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._closing.set()
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """What to give an OpenAI client as ``base_url``, e.g. ``http://127.0.0.1:PORT/v1``."""
+        return f"http://{self._host}:{self.port}/v1"
+
+    # scripting and records -----------------------------------------------------------------
+
+    def enqueue(self, *responses: dict[str, Any] | FakeResponse) -> None:
+        """Append answers to the script; each chat request consumes one."""
+        with self._lock:
+            self._script.extend(responses)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A copy of every request received so far, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """JSON bodies of the chat-completion requests received so far."""
+        with self._lock:
+            return [r.json for r in self._requests if r.path.endswith("/chat/completions")]
+
+    @property
+    def request_count(self) -> int:
+        """Number of chat-completion requests received (retries count separately)."""
+        with self._lock:
+            return self._chat_count
+
+    @property
+    def max_in_flight(self) -> int:
+        with self._lock:
+            return self._max_in_flight
+
+    def reset(self) -> None:
+        """Forget recorded requests, counters and any remaining script."""
+        with self._lock:
+            self._requests.clear()
+            self._script.clear()
+            self._chat_count = 0
+            self._max_in_flight = 0
+
+    # serving -------------------------------------------------------------------------------
+
+    def _dispatch(self, request: _RequestHandler, method: str) -> None:
+        length = int(request.headers.get("Content-Length") or 0)
+        raw = request.rfile.read(length) if length else b""
+        path = request.path.split("?", 1)[0]
+        if path.startswith("/_fake/"):
+            self._control(request, method, path)
+            return
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = None
+        record = RecordedRequest(method, path, dict(request.headers.items()), raw, parsed)
+        is_chat = method == "POST" and path.endswith("/chat/completions")
+        with self._lock:
+            self._requests.append(record)
+            if is_chat:
+                self._chat_count += 1
+                self._in_flight += 1
+                self._max_in_flight = max(self._max_in_flight, self._in_flight)
+                scripted = self._script.popleft() if self._script else None
+        if not is_chat:
+            if method == "GET" and path.endswith("/models"):
+                body = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                request.send(200, json.dumps(body).encode(), "application/json", {})
+            else:
+                message = json.dumps(error_body(f"no route {method} {path}", type_="not_found"))
+                request.send(404, message.encode(), "application/json", {})
+            return
+        try:
+            answer = self._answer(scripted, parsed)
+            if self.latency_s + answer.delay_s > 0:
+                self._closing.wait(self.latency_s + answer.delay_s)
+            body, content_type = answer.encode()
+            request.send(answer.status, body, content_type, answer.headers)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _answer(self, scripted: Any, parsed: Any) -> FakeResponse:
+        item = scripted
+        if item is None:
+            if not isinstance(parsed, dict):
+                return FakeResponse(400, error_body("request body is not a JSON object"))
+            try:
+                item = self.handler(parsed)
+            except Exception as exc:
+                return FakeResponse(500, error_body(f"handler failed: {exc!r}"))
+        return item if isinstance(item, FakeResponse) else FakeResponse(200, item)
+
+    def _control(self, request: _RequestHandler, method: str, path: str) -> None:
+        if path == "/_fake/stats":
+            stats = {"request_count": self.request_count, "max_in_flight": self.max_in_flight}
+            request.send(200, json.dumps(stats).encode(), "application/json", {})
+        elif path == "/_fake/reset" and method == "POST":
+            self.reset()
+            request.send(200, b"{}", "application/json", {})
+        else:
+            request.send(404, b"{}", "application/json", {})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve until SIGINT/SIGTERM; the first stdout line is the base URL."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    if not math.isfinite(args.latency_ms) or args.latency_ms < 0:
+        parser.error("--latency-ms must be a non-negative number")
+    server = FakeOpenAIServer(latency_s=args.latency_ms / 1000, host=args.host, port=args.port)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    with server:
+        print(server.base_url, flush=True)
+        stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

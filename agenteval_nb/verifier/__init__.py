@@ -1,0 +1,26 @@
+"""LLM-as-a-Verifier scoring from judge token logprobs (SPEC §5.2)."""
+
+from .labels import DEFAULT_SCALE, LabelScale
+from .scoring import (
+    LabelDistribution,
+    PairScore,
+    VerifierScoreError,
+    comparison_score,
+    expected_score,
+    label_distribution,
+    score_pair,
+    text_fallback_label,
+)
+
+__all__ = [
+    "DEFAULT_SCALE",
+    "LabelDistribution",
+    "LabelScale",
+    "PairScore",
+    "VerifierScoreError",
+    "comparison_score",
+    "expected_score",
+    "label_distribution",
+    "score_pair",
+    "text_fallback_label",
+]
