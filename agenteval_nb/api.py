@@ -116,4 +116,4 @@ def evaluate(
 def _progress_bar(total: int) -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="cases", unit="case", leave=False)
+    return tqdm(total=total, desc="cases", unit="case")

@@ -179,7 +179,10 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2.0 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
-    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+    # the bounds touch 0 (resp. 1) exactly when p̂ is 0 (resp. 1); avoid rounding residue
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return Interval(low, high)
 
 
 # -- bootstrap ------------------------------------------------------------------------------------

@@ -55,9 +55,9 @@ class EvalSetStore(_Closable, ABC):
 
     @abstractmethod
     def create(self, app_name: str, eval_set_id: str) -> EvalSet:
-        """Create an empty set ``{evalSetId, name: evalSetId, evalCases: [], creationTimestamp: now}``.
+        """Create and return an empty set; ``AlreadyExistsError`` if it exists.
 
-        Raises ``AlreadyExistsError`` if the set exists.
+        Stored: ``{evalSetId, name: evalSetId, evalCases: [], creationTimestamp: now}``.
         """
 
     @abstractmethod

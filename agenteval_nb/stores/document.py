@@ -17,7 +17,15 @@ from collections.abc import Iterable
 
 from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
 from . import rules
-from .base import CaseLike, EvalSetLike, EvalSetStore, MetricLike, MetricStore, ResultLike, ResultStore
+from .base import (
+    CaseLike,
+    EvalSetLike,
+    EvalSetStore,
+    MetricLike,
+    MetricStore,
+    ResultLike,
+    ResultStore,
+)
 from .errors import AlreadyExistsError, NotFoundError
 
 

@@ -7,6 +7,7 @@ must agree with itself: every id its ``list`` returns must ``build`` to an exist
 
 from __future__ import annotations
 
+import builtins
 import os
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -26,7 +27,7 @@ class Locator(Protocol):
         """The file holding ``item_id`` of ``app_name``."""
         ...
 
-    def list(self, base_dir: Path, app_name: str) -> list[str]:
+    def list(self, base_dir: Path, app_name: str) -> builtins.list[str]:
         """Ids stored for ``app_name`` (none ⇒ ``[]``)."""
         ...
 
@@ -60,18 +61,20 @@ class SuffixLocator:
         check_component(item_id, "id")
         return Path(base_dir) / app_name / f"{item_id}{self.suffix}"
 
-    def list(self, base_dir: Path, app_name: str) -> list[str]:
+    def list(self, base_dir: Path, app_name: str) -> builtins.list[str]:
         check_component(app_name, "app name")
         folder = Path(base_dir) / app_name
         try:
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as entries:
+                names = sorted(
+                    entry.name
+                    for entry in entries
+                    if not entry.is_dir()
+                    and entry.name.endswith(self.suffix)
+                    and entry.name != self.suffix
+                )
         except (FileNotFoundError, NotADirectoryError):
             return []
-        names = sorted(
-            entry.name
-            for entry in entries
-            if not entry.is_dir() and entry.name.endswith(self.suffix) and entry.name != self.suffix
-        )
         return [name[: -len(self.suffix)] for name in names]
 
     def __repr__(self) -> str:

@@ -45,7 +45,12 @@ def copy_in(value: M | Mapping[str, Any], model: type[M]) -> M:
 def new_evalset(eval_set_id: str, clock: Clock) -> EvalSet:
     """The set written by ``create``: name = id, no cases, created now."""
     return EvalSet.model_validate(
-        {"evalSetId": eval_set_id, "name": eval_set_id, "evalCases": [], "creationTimestamp": clock()}
+        {
+            "evalSetId": eval_set_id,
+            "name": eval_set_id,
+            "evalCases": [],
+            "creationTimestamp": clock(),
+        }
     )
 
 
