@@ -33,3 +33,22 @@ class Hooks:
 
 
 NO_HOOKS = Hooks()
+
+
+def compare_outcome(fn: CompareFn, actual: Any, expected: Any) -> str | None:
+    """Run a compare hook the way the reference runs a custom ``Compare``: verbatim.
+
+    Returns ``None`` for a match, ``""`` for a plain mismatch (falsy result) and the exception
+    text when the hook raises. A Go-style ``(ok, error)`` tuple is honoured too: a non-empty
+    error wins, else ``ok`` decides.
+    """
+    try:
+        result = fn(actual, expected)
+    except Exception as exc:
+        return str(exc)
+    if isinstance(result, tuple) and len(result) == 2:
+        ok, err = result
+        if err:
+            return str(err)
+        return None if ok else ""
+    return None if result else ""

@@ -17,6 +17,7 @@ Rules:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -154,10 +155,8 @@ class JudgeCache:
             connections, self._connections = self._connections, []
             self._closed = True
         for conn in connections:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 conn.close()
-            except sqlite3.Error:
-                pass
 
 
 def open_cache(spec: bool | str | os.PathLike[str] | JudgeCache | None) -> JudgeCache | None:

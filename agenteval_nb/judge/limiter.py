@@ -21,8 +21,9 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 _Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
 
@@ -36,7 +37,10 @@ class EndpointLimiter:
         requests_per_minute: float | None = None,
         *,
         burst: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
+        """``clock`` and ``sleep`` drive the rate bucket (replaceable for tests)."""
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         if requests_per_minute is not None and not (
@@ -52,8 +56,10 @@ class EndpointLimiter:
         self._in_use = 0
         self._max_in_use = 0
         self._waiters: deque[_Waiter] = deque()
+        self._clock = clock
+        self._sleep = sleep
         self._tokens = float(burst)
-        self._stamp = time.monotonic()
+        self._stamp = clock()
 
     def __repr__(self) -> str:
         return (
@@ -138,14 +144,14 @@ class EndpointLimiter:
             return
         rate = self.requests_per_minute / 60.0
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * rate)
             self._stamp = now
             self._tokens -= 1.0
             wait = 0.0 if self._tokens >= 0 else -self._tokens / rate
         if wait > 0:
             try:
-                await asyncio.sleep(wait)
+                await self._sleep(wait)
             except BaseException:
                 with self._lock:
                     self._tokens += 1.0

@@ -85,7 +85,9 @@ def validate_completion(data: dict[str, Any], origin: str) -> dict[str, Any]:
     if logprobs is not None:
         entries = logprobs.get("content") if isinstance(logprobs, dict) else None
         if not isinstance(logprobs, dict) or not (entries is None or isinstance(entries, list)):
-            raise JudgeError(f"{origin} response choices[0].logprobs is malformed", kind="malformed")
+            raise JudgeError(
+                f"{origin} response choices[0].logprobs is malformed", kind="malformed"
+            )
     return data
 
 

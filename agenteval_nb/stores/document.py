@@ -60,8 +60,8 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
         """Whether a set is stored under this id."""
 
     @abstractmethod
-    def _write(self, app_name: str, eval_set: EvalSet) -> None:
-        """Store ``eval_set`` under its ``evalSetId``, replacing any previous one."""
+    def _write(self, app_name: str, eval_set_id: str, eval_set: EvalSet) -> None:
+        """Store ``eval_set`` under ``eval_set_id``, replacing any previous one."""
 
     @abstractmethod
     def _remove(self, app_name: str, eval_set_id: str) -> None:
@@ -78,7 +78,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
             if self._exists(app_name, eval_set_id):
                 raise AlreadyExistsError(f"eval set {app_name}.{eval_set_id} already exists")
             eval_set = rules.new_evalset(eval_set_id, self._clock)
-            self._write(app_name, eval_set.model_copy(deep=True))
+            self._write(app_name, eval_set_id, eval_set.model_copy(deep=True))
         return eval_set
 
     def get(self, app_name: str, eval_set_id: str) -> EvalSet:
@@ -102,7 +102,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
         rules.require(app_name, "app name")
         stored = rules.prepare_evalset(eval_set, self._clock)
         with self._lock:
-            self._write(app_name, stored.model_copy(deep=True))
+            self._write(app_name, stored.eval_set_id, stored.model_copy(deep=True))
         return stored
 
     def get_case(self, app_name: str, eval_set_id: str, eval_id: str) -> EvalCase:
@@ -127,7 +127,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
                     f"eval case {app_name}.{eval_set_id}.{stored.eval_id} already exists"
                 )
             eval_set.eval_cases = [*(eval_set.eval_cases or []), stored.model_copy(deep=True)]
-            self._write(app_name, eval_set)
+            self._write(app_name, eval_set_id, eval_set)
         return stored
 
     def update_case(self, app_name: str, eval_set_id: str, case: CaseLike) -> None:
@@ -142,7 +142,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
             cases = list(eval_set.eval_cases or [])
             cases[index] = stored
             eval_set.eval_cases = cases
-            self._write(app_name, eval_set)
+            self._write(app_name, eval_set_id, eval_set)
 
     def delete_case(self, app_name: str, eval_set_id: str, eval_id: str) -> None:
         rules.require(app_name, "app name")
@@ -156,7 +156,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
             cases = list(eval_set.eval_cases or [])
             del cases[index]
             eval_set.eval_cases = cases
-            self._write(app_name, eval_set)
+            self._write(app_name, eval_set_id, eval_set)
 
 
 def _metric_index(metrics: builtins.list[EvalMetric], name: str) -> int | None:

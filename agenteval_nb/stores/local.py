@@ -98,8 +98,8 @@ class LocalEvalSetStore(_LocalFiles, DocumentEvalSetStore):
     def _exists(self, app_name: str, eval_set_id: str) -> bool:
         return self.path(app_name, eval_set_id).exists()
 
-    def _write(self, app_name: str, eval_set: EvalSet) -> None:
-        io.write_text_atomic(self.path(app_name, eval_set.eval_set_id), io.dumps(eval_set))
+    def _write(self, app_name: str, eval_set_id: str, eval_set: EvalSet) -> None:
+        io.write_text_atomic(self.path(app_name, eval_set_id), io.dumps(eval_set))
 
     def _remove(self, app_name: str, eval_set_id: str) -> None:
         path = self.path(app_name, eval_set_id)

@@ -33,8 +33,8 @@ class InMemoryEvalSetStore(DocumentEvalSetStore):
     def _exists(self, app_name: str, eval_set_id: str) -> bool:
         return eval_set_id in self._sets.get(app_name, {})
 
-    def _write(self, app_name: str, eval_set: EvalSet) -> None:
-        self._sets.setdefault(app_name, {})[eval_set.eval_set_id] = eval_set
+    def _write(self, app_name: str, eval_set_id: str, eval_set: EvalSet) -> None:
+        self._sets.setdefault(app_name, {})[eval_set_id] = eval_set
 
     def _remove(self, app_name: str, eval_set_id: str) -> None:
         if not self._exists(app_name, eval_set_id):

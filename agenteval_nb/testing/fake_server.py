@@ -139,7 +139,8 @@ def echo_handler(request: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server saw it; ``json`` is ``None`` when the body was not JSON."""
+    """One request as the server saw it (header names lower-cased; ``json`` is ``None`` when the
+    body was not JSON)."""
 
     method: str
     path: str
@@ -308,7 +309,8 @@ class FakeOpenAIServer:
             parsed = json.loads(raw) if raw else None
         except ValueError:
             parsed = None
-        record = RecordedRequest(method, path, dict(request.headers.items()), raw, parsed)
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        record = RecordedRequest(method, path, headers, raw, parsed)
         is_chat = method == "POST" and path.endswith("/chat/completions")
         with self._lock:
             self._requests.append(record)

@@ -97,6 +97,11 @@ class LabelDistribution:
     from_logprobs: bool = True
     scale: LabelScale = field(default=DEFAULT_SCALE, repr=False, compare=False)
 
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The scale's labels, aligned with ``probs``."""
+        return self.scale.labels
+
     def prob(self, label: str) -> float:
         """Probability of ``label`` (``KeyError`` if it is not a label of the scale)."""
         index = self.scale.index(label)
@@ -122,9 +127,21 @@ class LabelDistribution:
     def from_dict(
         cls, data: Mapping[str, Any], scale: LabelScale = DEFAULT_SCALE
     ) -> LabelDistribution:
-        """Inverse of :meth:`to_dict`."""
-        sparse = data.get("probs") or {}
-        probs = tuple(float(sparse.get(label, 0.0)) for label in scale.labels)
+        """Inverse of :meth:`to_dict`.
+
+        Also reads the dense form ``{"labels": [...], "probs": [...], ...}`` (``labels``
+        optional, defaulting to the scale's); labels outside ``scale`` raise ``ValueError``.
+        """
+        raw = data.get("probs") or {}
+        if not isinstance(raw, Mapping):
+            names = data.get("labels") or scale.labels
+            if len(names) != len(raw):
+                raise ValueError(f"{len(names)} labels but {len(raw)} probabilities")
+            raw = dict(zip(names, raw, strict=True))
+        unknown = [label for label in raw if scale.index(label) is None]
+        if unknown:
+            raise ValueError(f"labels not on the scale: {unknown}")
+        probs = tuple(float(raw.get(label, 0.0)) for label in scale.labels)
         return cls(
             probs=probs,
             expected_score=float(data["expected_score"]),

@@ -242,7 +242,7 @@ def test_reads_are_deep_copies(backend):
     added = backend.evalsets.add_case("app", "s", _case("c1", conversation=[_turn("t")]))
     added.conversation[0].user_content = Message(role="user", content="mutated")
     got = backend.evalsets.get("app", "s")
-    got.eval_cases[0].description = "mutated"
+    got.eval_cases[0].eval_mode = "trace"
     got.eval_cases.clear()
     one = backend.evalsets.get_case("app", "s", "c1")
     one.conversation.append(Invocation(invocationId="extra"))
@@ -251,7 +251,7 @@ def test_reads_are_deep_copies(backend):
     assert fresh.name == "s"
     assert [c.eval_id for c in fresh.eval_cases] == ["c1"]
     case = fresh.eval_cases[0]
-    assert case.description is None
+    assert case.eval_mode is None
     assert len(case.conversation) == 1
     assert case.conversation[0].user_content.content == "question t"
 
@@ -261,15 +261,20 @@ def test_writes_are_deep_copies(backend):
     case = _case("c1", conversation=[_turn("t")])
     backend.evalsets.add_case("app", "s", case)
     case.conversation[0].user_content.content = "mutated after add"
+    assert backend.evalsets.get_case("app", "s", "c1").conversation[0].user_content.content == (
+        "question t"
+    )
     eval_set = EvalSet(evalSetId="t", evalCases=[_case("k")])
     backend.evalsets.save("app", eval_set)
-    eval_set.eval_cases[0].description = "mutated after save"
-    update = _case("c1", description="v2")
+    eval_set.eval_cases[0].eval_mode = "trace"
+    update = _case("c1", evalMode="trace")
     backend.evalsets.update_case("app", "s", update)
-    update.description = "mutated after update"
+    update.eval_mode = ""
 
-    assert backend.evalsets.get_case("app", "t", "k").description is None
-    assert backend.evalsets.get_case("app", "s", "c1").description == "v2"
+    assert backend.evalsets.get_case("app", "t", "k").eval_mode is None
+    updated = backend.evalsets.get_case("app", "s", "c1")
+    assert updated.eval_mode == "trace"
+    assert updated.conversation is None
 
 
 def test_stores_are_context_managers(backend):

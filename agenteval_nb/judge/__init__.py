@@ -1,0 +1,36 @@
+"""Judge client over the openai package: requests, cache, retries, limits, usage accounting.
+
+Typical use::
+
+    async with JudgeClient(cache=True) as judge:
+        call = await judge.complete(metric.criterion.llm_judge.judge_model, messages)
+        call.content, call.response, call.cache_hit, judge.usage.as_dict()
+"""
+
+from .cache import JudgeCache, cache_key, default_cache_path, open_cache
+from .call import JudgeCall
+from .client import JudgeClient
+from .errors import JudgeError
+from .injected import CallableJudge
+from .limiter import EndpointLimiter
+from .request import Endpoint, JudgeRequest, build_request
+from .response import normalize_completion
+from .usage import JudgeUsage, UsageTotals
+
+__all__ = [
+    "CallableJudge",
+    "Endpoint",
+    "EndpointLimiter",
+    "JudgeCache",
+    "JudgeCall",
+    "JudgeClient",
+    "JudgeError",
+    "JudgeRequest",
+    "JudgeUsage",
+    "UsageTotals",
+    "build_request",
+    "cache_key",
+    "default_cache_path",
+    "normalize_completion",
+    "open_cache",
+]

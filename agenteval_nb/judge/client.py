@@ -1,0 +1,328 @@
+"""The judge client: one chat completion per call, over the ``openai`` package.
+
+Rules:
+
+* request building, provider check and endpoint/key precedence: :mod:`.request`;
+* one ``openai.AsyncOpenAI`` per endpoint (base URL + API key) and per event loop, reused for
+  every call on that loop (an HTTP connection pool cannot move between loops, and a notebook
+  run gets a fresh private loop each time);
+* one :class:`EndpointLimiter` per base URL, shared by every loop and thread using the client;
+* faults: HTTP 408, 409, 429 and 5xx, timeouts and connection errors are retried by the openai
+  client itself (``max_retries``, default 4): exponential backoff from 0.5 s doubling up to 8 s
+  with up to 25 % jitter, except that a ``Retry-After`` / ``retry-after-ms`` header of more than
+  0 and at most 120 s is waited exactly. openai does not cap a longer ``Retry-After``: it
+  refuses to retry and the call fails at once with the 429/5xx. ``timeout`` (default 180 s)
+  applies to each attempt;
+* every failure becomes a :class:`JudgeError` (HTTP status and the server's short message; a
+  malformed 200 body — truncated JSON, an HTML page, no ``choices``, no message content — says
+  what was wrong); API keys are scrubbed from every message;
+* cache (:mod:`.cache`): looked up before the limiter, written after a validated answer; an
+  injected judge (:mod:`.injected`) replaces the HTTP path and is never cached;
+* usage and cost of every call are added to :attr:`JudgeClient.usage` (:mod:`.usage`);
+  ``latency_s`` is time spent on the request including retries, not the wait for a slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import openai
+
+from ..schema.metric import JudgeModelOptions
+from .cache import JudgeCache, cache_key, open_cache
+from .call import JudgeCall
+from .errors import JudgeError, scrub, shorten
+from .injected import CallableJudge
+from .limiter import EndpointLimiter
+from .request import GENERATION_FIELDS, Endpoint, JudgeRequest, build_request, plain_messages
+from .response import completion_content, normalize_completion
+from .usage import JudgeUsage, PriceTable, UsageTotals
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_MAX_CONCURRENCY = 32
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+_KWARG_FIELDS = frozenset({"model", "messages", "stream", "response_format", *GENERATION_FIELDS})
+_INJECTED_LIMITER_KEY = "<injected judge>"
+_ORIGIN = "judge endpoint"
+
+CacheSpec = bool | str | os.PathLike[str] | JudgeCache | None
+
+
+class JudgeClient:
+    """Sends judge requests (rules in the module doc).
+
+    ``judge``: a callable standing in for every endpoint (:class:`CallableJudge`).
+    ``cache``: ``True`` (default location), a path, a :class:`JudgeCache`, or ``False``/``None``.
+    ``max_concurrency`` / ``requests_per_minute``: settings of the limiters created per base URL.
+    ``price_table``: ``{model_name: (input_per_1M, output_per_1M)}`` for call costs.
+    """
+
+    def __init__(
+        self,
+        *,
+        judge: Callable[..., Any] | CallableJudge | None = None,
+        cache: CacheSpec = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        requests_per_minute: float | None = None,
+        price_table: PriceTable | None = None,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.injected = None if judge is None else CallableJudge(judge)
+        self._owns_cache = not isinstance(cache, JudgeCache)
+        self.cache = open_cache(cache)
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.max_concurrency = max_concurrency
+        self.requests_per_minute = requests_per_minute
+        self.price_table = dict(price_table or {})
+        self.usage = UsageTotals()
+        self._lock = threading.Lock()
+        self._limiters: dict[str, EndpointLimiter] = {}
+        self._pools: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[Endpoint, openai.AsyncOpenAI]
+        ] = weakref.WeakKeyDictionary()
+
+    def __repr__(self) -> str:
+        judge = f", judge={self.injected!r}" if self.injected else ""
+        cache = str(self.cache.path) if self.cache else None
+        return (
+            f"JudgeClient(cache={cache!r}, max_concurrency={self.max_concurrency}, "
+            f"requests_per_minute={self.requests_per_minute}, max_retries={self.max_retries}, "
+            f"timeout={self.timeout}{judge})"
+        )
+
+    # shared resources ----------------------------------------------------------------------
+
+    def limiter(self, base_url: str) -> EndpointLimiter:
+        """The limiter of ``base_url``, created with the client's settings on first use."""
+        key = base_url.rstrip("/")
+        with self._lock:
+            limiter = self._limiters.get(key)
+            if limiter is None:
+                limiter = EndpointLimiter(self.max_concurrency, self.requests_per_minute)
+                self._limiters[key] = limiter
+            return limiter
+
+    def set_limiter(self, base_url: str, limiter: EndpointLimiter) -> None:
+        """Use ``limiter`` for ``base_url`` (e.g. one shared with another client)."""
+        with self._lock:
+            self._limiters[base_url.rstrip("/")] = limiter
+
+    def _openai(self, endpoint: Endpoint) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            pool = self._pools.setdefault(loop, {})
+            client = pool.get(endpoint)
+            if client is None:
+                client = openai.AsyncOpenAI(
+                    base_url=endpoint.base_url,
+                    api_key=endpoint.api_key,
+                    max_retries=self.max_retries,
+                    timeout=self.timeout,
+                )
+                pool[endpoint] = client
+            return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients of the running loop, drop the others, close an owned cache."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            pools = list(self._pools.items())
+            self._pools = weakref.WeakKeyDictionary()
+        for owner, pool in pools:
+            for client in pool.values():
+                if owner is loop:
+                    await client.close()
+                elif owner.is_running() and not owner.is_closed():
+                    asyncio.run_coroutine_threadsafe(client.close(), owner)
+        if self.cache is not None and self._owns_cache:
+            self.cache.close()
+
+    async def __aenter__(self) -> JudgeClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # the call ------------------------------------------------------------------------------
+
+    async def complete(
+        self,
+        judge_model: JudgeModelOptions | None,
+        messages: Sequence[Any],
+        *,
+        structured_output: Mapping[str, Any] | None = None,
+        sample_index: int = 0,
+        request_overrides: Mapping[str, Any] | None = None,
+    ) -> JudgeCall:
+        """Ask the judge once; ``sample_index`` tells the ``numSamples`` votes apart.
+
+        Raises :class:`JudgeError` on any failure (counted in ``usage.errors``).
+        """
+        if isinstance(sample_index, bool) or not isinstance(sample_index, int) or sample_index < 0:
+            raise JudgeError("sample_index must be a non-negative integer", kind="config")
+        try:
+            if self.injected is not None:
+                return await self._complete_injected(messages, structured_output, sample_index)
+            if judge_model is None:
+                raise JudgeError(
+                    "no judge configured: judgeModel is missing and no judge was injected",
+                    kind="config",
+                )
+            request = build_request(
+                judge_model,
+                messages,
+                structured_output=structured_output,
+                request_overrides=request_overrides,
+            )
+            return await self._complete_http(request, sample_index)
+        except JudgeError:
+            self.usage.add_error()
+            raise
+
+    async def _complete_injected(
+        self,
+        messages: Sequence[Any],
+        structured_output: Mapping[str, Any] | None,
+        sample_index: int,
+    ) -> JudgeCall:
+        assert self.injected is not None
+        plain = plain_messages(messages)
+        async with self.limiter(_INJECTED_LIMITER_KEY).slot():
+            started = time.perf_counter()
+            response = await self.injected.complete(plain, structured_output)
+            latency = time.perf_counter() - started
+        model = response.get("model") if isinstance(response.get("model"), str) else None
+        return self._finish(response, model, latency, False, "", sample_index)
+
+    async def _complete_http(self, request: JudgeRequest, sample_index: int) -> JudgeCall:
+        key = cache_key(request.endpoint.base_url, request.body, sample_index)
+        if self.cache is not None:
+            started = time.perf_counter()
+            cached = self._cache_get(key)
+            if cached is not None:
+                latency = time.perf_counter() - started
+                return self._finish(cached, request.model, latency, True, key, sample_index)
+        async with self.limiter(request.endpoint.base_url).slot():
+            started = time.perf_counter()
+            response = await self._send(request)
+            latency = time.perf_counter() - started
+        call = self._finish(response, request.model, latency, False, key, sample_index)
+        if self.cache is not None:
+            self._cache_put(key, call)
+        return call
+
+    def _finish(
+        self,
+        response: dict[str, Any],
+        model: str | None,
+        latency: float,
+        cache_hit: bool,
+        key: str,
+        sample_index: int,
+    ) -> JudgeCall:
+        usage = JudgeUsage.from_response(response, model, self.price_table)
+        self.usage.add(usage, latency_s=latency, cache_hit=cache_hit)
+        return JudgeCall(
+            response=response,
+            content=completion_content(response),
+            usage=usage,
+            latency_s=latency,
+            cache_hit=cache_hit,
+            cache_key=key,
+            sample_index=sample_index,
+            model=model,
+        )
+
+    async def _send(self, request: JudgeRequest) -> dict[str, Any]:
+        client = self._openai(request.endpoint)
+        body = request.body
+        kwargs = {k: v for k, v in body.items() if k in _KWARG_FIELDS}
+        extra = {k: v for k, v in body.items() if k not in _KWARG_FIELDS}
+        secret = request.endpoint.api_key
+        try:
+            result = await client.chat.completions.create(**kwargs, extra_body=extra or None)
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc, secret) from None
+        except openai.APITimeoutError:
+            raise JudgeError(
+                f"judge request to {request.endpoint.base_url} timed out "
+                f"(timeout {self.timeout} s per attempt, {self.max_retries} retries)",
+                kind="timeout",
+            ) from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            detail = scrub(shorten(f"{type(cause).__name__}: {cause}"), secret)
+            raise JudgeError(
+                f"cannot reach judge endpoint {request.endpoint.base_url} "
+                f"after {self.max_retries} retries: {detail}",
+                kind="connection",
+            ) from None
+        except openai.OpenAIError as exc:
+            detail = scrub(shorten(f"{type(exc).__name__}: {exc}"), secret)
+            raise JudgeError(f"judge request failed: {detail}", kind="other") from None
+        except json.JSONDecodeError as exc:
+            raise JudgeError(
+                f"{_ORIGIN} returned a 200 response whose body is not valid JSON "
+                f"(truncated or corrupt): {exc.msg} at character {exc.pos}",
+                kind="malformed",
+            ) from None
+        return normalize_completion(result, _ORIGIN)
+
+    def _status_error(self, exc: openai.APIStatusError, secret: str) -> JudgeError:
+        status = exc.status_code
+        body = exc.body
+        detail: Any = None
+        if isinstance(body, Mapping):
+            error = body.get("error", body)
+            detail = error.get("message") if isinstance(error, Mapping) else error
+        elif isinstance(body, str) and body.strip():
+            detail = body
+        if not detail:
+            detail = exc.message
+        retried = status in RETRYABLE_STATUS or status >= 500
+        suffix = f" (after {self.max_retries} retries)" if retried and self.max_retries else ""
+        text = scrub(shorten(str(detail)), secret)
+        return JudgeError(
+            f"judge endpoint returned HTTP {status}{suffix}: {text}",
+            kind="http",
+            status_code=status,
+        )
+
+    # cache guards: a broken cache file must not fail the evaluation -----------------------
+
+    def _cache_get(self, key: str) -> dict[str, Any] | None:
+        assert self.cache is not None
+        try:
+            hit = self.cache.get(key)
+        except Exception as exc:
+            log.warning("judge cache read failed (%s); asking the judge", type(exc).__name__)
+            return None
+        if hit is None:
+            return None
+        try:
+            return normalize_completion(hit[0], "judge cache")
+        except JudgeError:
+            return None
+
+    def _cache_put(self, key: str, call: JudgeCall) -> None:
+        assert self.cache is not None
+        try:
+            self.cache.put(key, call.response, call.usage.as_dict(), model=call.model)
+        except Exception as exc:
+            log.warning("judge cache write failed (%s); continuing", type(exc).__name__)

@@ -1,0 +1,130 @@
+"""What agenteval_nb stores beyond the Go format, under extra keys that Go readers ignore.
+
+All of it lives in ``EvalMetricResultDetails`` of per-invocation metric results (the overall
+result of a metric repeats nothing). Keys, camelCase on the wire:
+
+``judge`` (:class:`JudgeRecord`)
+    the judgement of one turn by an LLM evaluator: judge model, the rendered prompt messages,
+    every sample (raw answer, parsed score/status/reason, chosen by the samples aggregator,
+    cache hit, usage), and whether the offline heuristic judge produced it.
+``verifier`` (:class:`VerifierRecord`)
+    for ``llm_verifier_pairwise``: per sample, the label distribution of candidate A and B, and
+    the swapped-order scoring when position-bias control ran.
+
+Use :func:`judge_record` / :func:`verifier_record` to read them from a details object (they
+return ``None`` when absent, e.g. for deterministic metrics or Go-written files).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from .base import WireModel
+from .result import EvalMetricResultDetails, RubricScore
+
+JUDGE_KEY = "judge"
+VERIFIER_KEY = "verifier"
+
+
+class PromptMessage(WireModel):
+    role: str = ""
+    content: str = ""
+
+
+class JudgeSample(WireModel):
+    """One judge sample before aggregation."""
+
+    sample_index: int = 0
+    score: float | None = None
+    status: str | None = None
+    reason: str | None = None
+    rubric_scores: list[RubricScore] | None = None
+    chosen: bool = False
+    raw: str | None = None
+    error: str | None = None
+    cache_hit: bool = False
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    latency_ms: float | None = None
+    cost_usd: float | None = None
+
+
+class JudgeRecord(WireModel):
+    """Everything about one turn's judgement (see module docstring)."""
+
+    evaluator: str | None = None
+    model: str | None = None
+    heuristic: bool = False
+    prompt: list[PromptMessage] | None = None
+    extra_calls: list[JudgeSample] | None = None
+    """Calls made before the scored samples (the hallucination segmentation call)."""
+    samples: list[JudgeSample] | None = None
+
+
+class LabelDistributionRecord(WireModel):
+    """One candidate's distribution over the label scale (A best … T worst)."""
+
+    labels: list[str] | None = None
+    probs: list[float] | None = None
+    expected_score: float | None = None
+    sampled_label: str | None = None
+    valid_mass: float | None = None
+    entropy: float | None = None
+    from_logprobs: bool = True
+
+
+class VerifierSample(WireModel):
+    sample_index: int = 0
+    score: float | None = None
+    a: LabelDistributionRecord | None = None
+    b: LabelDistributionRecord | None = None
+    swapped_score: float | None = None
+    """Score with the candidates swapped, mapped back to A's point of view (1 − raw score)."""
+    swap_gap: float | None = None
+    """``score − swapped_score``: how much the order of the candidates moved the score."""
+
+
+class VerifierRecord(WireModel):
+    samples: list[VerifierSample] | None = None
+    swap_mode: str | None = None
+    """``None`` (reference behaviour), ``"report"`` or ``"mean"``."""
+
+
+def _extra(details: EvalMetricResultDetails | None, key: str) -> Any:
+    if details is None or not details.model_extra:
+        return None
+    return details.model_extra.get(key)
+
+
+def judge_record(details: EvalMetricResultDetails | None) -> JudgeRecord | None:
+    """The judge record stored in ``details`` (loaded files hold plain dicts), or ``None``."""
+    value = _extra(details, JUDGE_KEY)
+    if value is None or isinstance(value, JudgeRecord):
+        return value
+    try:
+        return JudgeRecord.model_validate(value)
+    except ValidationError:
+        return None
+
+
+def verifier_record(details: EvalMetricResultDetails | None) -> VerifierRecord | None:
+    """The verifier record stored in ``details``, or ``None``."""
+    value = _extra(details, VERIFIER_KEY)
+    if value is None or isinstance(value, VerifierRecord):
+        return value
+    try:
+        return VerifierRecord.model_validate(value)
+    except ValidationError:
+        return None
+
+
+def with_extras(details: EvalMetricResultDetails, **extras: WireModel | None) -> EvalMetricResultDetails:
+    """``details`` with extra keys set (``judge=JudgeRecord(...)``, ``verifier=...``)."""
+    for key, value in extras.items():
+        if value is not None:
+            setattr(details, key, value)
+    return details
