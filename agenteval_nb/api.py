@@ -48,13 +48,37 @@ async def evaluate_async(
     result_store: Any = None,
     progress: bool = True,
     session_id_factory: Callable[[], str] | None = None,
+    judge_num_samples: int | None = None,
+    judge_concurrency: int = 32,
+    requests_per_minute: float | None = None,
+    price_table: dict[str, tuple[float, float]] | None = None,
 ) -> EvalRun:
     """Evaluate an eval set against metrics; see :func:`evaluate`."""
     sets = _evalsets(evalset)
     metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     registry = registry or Registry.default()
     context = EvaluationContext(hooks=registry.hooks())
-    context.extras["judge_spec"] = {"judge": judge, "cache": cache}
+    if judge_num_samples is not None:
+        if judge is None:
+            raise ValueError("judge_num_samples needs an injected judge")
+        if judge_num_samples <= 0:
+            raise ValueError("judge_num_samples must be greater than 0")
+        context.extras["judge_num_samples"] = judge_num_samples
+    owned_client = None
+    if judge is not None or any(_uses_judge(m) for m in metric_list):
+        from .judge import JudgeClient
+
+        if isinstance(judge, JudgeClient):
+            context.judge = judge
+        else:
+            owned_client = JudgeClient(
+                judge=judge,
+                cache=None if judge is not None else cache,
+                max_concurrency=judge_concurrency,
+                requests_per_minute=requests_per_minute,
+                price_table=price_table,
+            )
+            context.judge = owned_client
     total = len(sets[0].eval_cases or ()) * (len(sets) if len(sets) > 1 else num_runs)
     bar = _progress_bar(total) if progress else None
     options = EngineOptions(
@@ -76,6 +100,10 @@ async def evaluate_async(
     finally:
         if bar is not None:
             bar.close()
+        if owned_client is not None:
+            await owned_client.aclose()
+        elif context.judge is not None:
+            await context.judge.close_loop_clients()
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
     run = EvalRun(
@@ -86,6 +114,8 @@ async def evaluate_async(
         app_name=out.app_name,
         elapsed_s=out.elapsed_s,
     )
+    if context.judge is not None:
+        run.info["judge_usage"] = context.judge.usage.as_dict()
     if results_dir is not None and result_store is None:
         from .stores.local import LocalResultStore
 
@@ -109,8 +139,18 @@ def evaluate(
     engine runs on a private loop in a worker thread. Keyword arguments are those of
     :func:`evaluate_async`. Nothing is written unless ``results_dir`` or ``result_store`` is
     given.
+
+    Judges: metrics with ``criterion.llmJudge`` call their ``judgeModel`` endpoint through one
+    :class:`~agenteval_nb.judge.JudgeClient` per evaluation (answers cached per ``cache``), or
+    ``judge`` — a callable ``judge(messages, structured_output=None)`` returning a chat
+    completion, or a ready ``JudgeClient`` — which then stands in for every ``judgeModel``
+    (``judge_num_samples`` samples per turn, default 1).
     """
     return run_sync(lambda: evaluate_async(evalset, metrics, **kwargs))
+
+
+def _uses_judge(metric: EvalMetric) -> bool:
+    return metric.criterion is not None and metric.criterion.llm_judge is not None
 
 
 def _progress_bar(total: int) -> Any:

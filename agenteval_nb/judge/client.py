@@ -126,7 +126,11 @@ class JudgeClient:
     def _openai(self, endpoint: Endpoint) -> openai.AsyncOpenAI:
         loop = asyncio.get_running_loop()
         with self._lock:
-            pool = self._pools.setdefault(loop, {})
+            pool = self._pools.get(loop)
+            if pool is None:
+                for dead in [other for other in self._pools if other.is_closed()]:
+                    del self._pools[dead]  # their connections died with their loop
+                pool = self._pools[loop] = {}
             client = pool.get(endpoint)
             if client is None:
                 client = openai.AsyncOpenAI(
@@ -138,8 +142,21 @@ class JudgeClient:
                 pool[endpoint] = client
             return client
 
+    async def close_loop_clients(self) -> None:
+        """Close the HTTP clients of the running loop only.
+
+        Call it at the end of a run whose private loop is about to close while the client (its
+        cache, limiters and usage totals) lives on for the next run.
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            pool = self._pools.pop(loop, {})
+        for client in pool.values():
+            await client.close()
+
     async def aclose(self) -> None:
-        """Close the HTTP clients of the running loop, drop the others, close an owned cache."""
+        """Close the HTTP clients of every loop (others are closed on their own loop when it
+        still runs) and the cache, unless the cache was passed in as a :class:`JudgeCache`."""
         loop = asyncio.get_running_loop()
         with self._lock:
             pools = list(self._pools.items())
@@ -148,7 +165,7 @@ class JudgeClient:
             for client in pool.values():
                 if owner is loop:
                     await client.close()
-                elif owner.is_running() and not owner.is_closed():
+                elif owner.is_running():
                     asyncio.run_coroutine_threadsafe(client.close(), owner)
         if self.cache is not None and self._owns_cache:
             self.cache.close()

@@ -1,4 +1,4 @@
-"""Faults: retries (the openai client's own), timeouts and malformed 200 bodies become JudgeError."""
+"""Faults: retries (by the openai client itself), timeouts, malformed 200 bodies ⇒ JudgeError."""
 
 from __future__ import annotations
 
