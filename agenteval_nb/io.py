@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,12 +26,18 @@ from .schema import EvalMetric, EvalSet, EvalSetResult
 Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
 M = TypeVar("M", bound=BaseModel)
 
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_GO_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
 _GO_ESCAPE_TABLE = str.maketrans(_GO_ESCAPES)
 
 
 def json_path(loc: Iterable[int | str]) -> str:
-    """Render a location tuple as a JSON path: ``("evalCases", 1, "evalId")`` → ``$.evalCases[1].evalId``."""
+    """A location tuple as a JSON path: ``("evalCases", 1, "evalId")`` → ``$.evalCases[1].evalId``."""
     out = ["$"]
     for part in loc:
         if isinstance(part, int):
@@ -51,7 +58,9 @@ def _describe(error: dict[str, Any]) -> str:
     return f"{msg[0].lower()}{msg[1:]} (got {shown})"
 
 
-def _format_error(source: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()) -> FormatError:
+def _format_error(
+    source: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()
+) -> FormatError:
     first = exc.errors(include_url=False)[0]
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     err = FormatError(source, json_path(prefix + loc), _describe(first))
@@ -77,13 +86,30 @@ def _read(src: Source) -> tuple[Any, str]:
     return _decode(text, str(path)), str(path)
 
 
+class _NonStandardNumber(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonStandardNumber(name)
+
+
 def _decode(text: str, source: str) -> Any:
+    """Strict JSON: ``NaN`` and ``Infinity`` are rejected, as Go's decoder rejects them."""
     if not text.strip():
-        raise FormatError(source, "$", "a JSON document, got an empty file")
+        raise FormatError(source, "$", "a JSON document, got an empty file", line=1)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise FormatError(source, "$", f"valid JSON: {exc.msg} at column {exc.colno}", line=exc.lineno) from None
+        raise FormatError(
+            source, "$", f"valid JSON: {exc.msg} at column {exc.colno}", line=exc.lineno
+        ) from None
+    except _NonStandardNumber as exc:
+        found = re.search(rf"(?<![\w\"]){re.escape(str(exc))}", text)
+        line = text.count("\n", 0, found.start()) + 1 if found else None
+        raise FormatError(
+            source, "$", f"valid JSON: {exc} is not a JSON number", line=line
+        ) from None
 
 
 def _validate(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:

@@ -396,11 +396,7 @@ CASES: list[Case] = [
             ),
         ],
         runs={
-            3: {
-                0: Deviation(
-                    [], "Rome is usually warm and sunny this time of year, around 25°C."
-                )
-            }
+            3: {0: Deviation([], "Rome is usually warm and sunny this time of year, around 25°C.")}
         },
         state=EN,
     ),
@@ -571,7 +567,7 @@ CASES: list[Case] = [
             Turn(
                 "Is 0.1 + 0.2 < 0.3 in floating point? Explain briefly.",
                 [C("0.1 + 0.2")],
-                'No. In IEEE-754 doubles 0.1 + 0.2 evaluates to 0.30000000000000004, so'
+                "No. In IEEE-754 doubles 0.1 + 0.2 evaluates to 0.30000000000000004, so"
                 ' "0.1 + 0.2 < 0.3" is false & the sum is slightly greater than 0.3. It\'s a'
                 " rounding artefact: compare with a tolerance, e.g. abs(a - b) < 1e-9.",
             )
@@ -640,9 +636,7 @@ CASES: list[Case] = [
         ],
         runs={
             2: {
-                0: Deviation(
-                    None, "You should report it to the security team as soon as possible."
-                )
+                0: Deviation(None, "You should report it to the security team as soon as possible.")
             }
         },
         state=EN,
@@ -684,7 +678,13 @@ CASES: list[Case] = [
             ),
             Turn(
                 "Can I split it into two blocks?",
-                [K("parental leave split into blocks", "hr-par-001", message="1 document matched.")],
+                [
+                    K(
+                        "parental leave split into blocks",
+                        "hr-par-001",
+                        message="1 document matched.",
+                    )
+                ],
                 "The policy only says the 16 weeks must be taken within 12 months of the birth or"
                 " adoption; it doesn't say whether you can split them, so please confirm with HR.",
             ),
@@ -765,8 +765,7 @@ CASES: list[Case] = [
             Turn(
                 "What's the meal limit on trips?",
                 [K("meal reimbursement limit", "fin-exp-002")],
-                "Meals on business travel are reimbursed up to $60 per day with itemized"
-                " receipts.",
+                "Meals on business travel are reimbursed up to $60 per day with itemized receipts.",
             ),
         ],
         runs={
@@ -963,7 +962,11 @@ def trajectory_metric(name: str, ordered: bool) -> dict[str, Any]:
     exact = {"matchStrategy": "exact"}
     metric["criterion"] = {
         "toolTrajectory": {
-            "defaultStrategy": {"name": dict(exact), "arguments": dict(exact), "result": dict(exact)},
+            "defaultStrategy": {
+                "name": dict(exact),
+                "arguments": dict(exact),
+                "result": dict(exact),
+            },
             "toolStrategy": {
                 "get_weather": {
                     "name": dict(exact),
@@ -997,7 +1000,8 @@ def deterministic_metrics() -> list[dict[str, Any]]:
         trajectory_metric("tool_trajectory_avg_score", ordered=False),
         trajectory_metric("tool_trajectory_ordered", ordered=True),
         final_response_metric(
-            "final_response_avg_score", {"text": {"caseInsensitive": True, "matchStrategy": "contains"}}
+            "final_response_avg_score",
+            {"text": {"caseInsensitive": True, "matchStrategy": "contains"}},
         ),
         final_response_metric("final_response_exact", {"text": {"matchStrategy": "exact"}}),
         final_response_metric(

@@ -17,7 +17,9 @@ def turn(user: str, answer: str | None = None, **extra: Any) -> dict[str, Any]:
     return inv
 
 
-def trace_case(eval_id: str, expected: list[str], actual: list[str], **extra: Any) -> dict[str, Any]:
+def trace_case(
+    eval_id: str, expected: list[str], actual: list[str], **extra: Any
+) -> dict[str, Any]:
     case: dict[str, Any] = {
         "evalId": eval_id,
         "evalMode": "trace",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import os
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,195 @@ class EvalRun:
                     slot[0] += m.eval_status == EvalStatus.PASSED
         return {k: (v[0], v[1]) for k, v in out.items()}
 
+    # -- frames (columns: agenteval_nb.analysis.frames) ---------------------------------------
+
+    def cases_df(self, backend: str | None = None) -> Any:
+        """One row per case result: ``run_id``, ``eval_id``, ``status``, ``score``, ``error`` …"""
+        from .frames import frame
+
+        return frame(self, "cases", backend)
+
+    def metrics_df(self, backend: str | None = None) -> Any:
+        """One row per (run_id, eval_id, metric_name): the case's overall metric result."""
+        from .frames import frame
+
+        return frame(self, "metrics", backend)
+
+    def invocations_df(self, backend: str | None = None) -> Any:
+        """One row per (run_id, eval_id, invocation_index, metric_name): a turn's result."""
+        from .frames import frame
+
+        return frame(self, "invocations", backend)
+
+    def rubrics_df(self, backend: str | None = None) -> Any:
+        """One row per rubric score of a turn's metric result."""
+        from .frames import frame
+
+        return frame(self, "rubrics", backend)
+
+    def samples_df(self, backend: str | None = None) -> Any:
+        """One row per judge call (sample before aggregation, or extra call)."""
+        from .frames import frame
+
+        return frame(self, "samples", backend)
+
+    def logprobs_df(self, backend: str | None = None) -> Any:
+        """One row per (turn result, verifier sample, candidate A/B, label A..T)."""
+        from .frames import frame
+
+        return frame(self, "logprobs", backend)
+
+    # -- statistics ----------------------------------------------------------------------------
+
+    def pass_at_k_df(self, ks: Sequence[int] | None = None, backend: str | None = None) -> Any:
+        """pass@k / pass^k per case, their mean over cases, and the eval-set reference value.
+
+        ``ks`` defaults to ``1..num_runs``. Rows, for each ``k``:
+
+        * ``level="case"``: ``n`` = the case's runs, ``c`` = its passed runs (final status
+          passed); ``pass_at_k`` = Chen et al. unbiased estimate, ``pass_hat_k_unbiased`` =
+          ``C(c,k)/C(n,k)``, ``pass_hat_k_plugin`` = ``(c/n)^k`` — NaN when ``n < k``
+          (plug-in: when ``n == 0``);
+        * ``level="overall"``: the mean over cases with a value, ``*_se`` = ``sd/√T`` over those
+          T cases (``n_cases``);
+        * ``level="eval_set"``: the reference (SPEC §7): ``n, c`` from :func:`parse_pass_nc`
+          (runs of the whole eval set), ``pass_at_k`` = ``ae.pass_at_k(n, c, k)`` (NaN when
+          ``k > n``), ``pass_hat_k_plugin`` = ``ae.pass_hat_k(n, c, k)``.
+        """
+        import polars as pl
+
+        from .frames import to_backend
+        from .load import parse_pass_nc
+        from .passk import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_unbiased
+
+        counts: dict[str, list[int]] = {}
+        for case in self.result.eval_case_results or ():
+            slot = counts.setdefault(case.eval_id or "", [0, 0])
+            slot[0] += 1
+            slot[1] += case.final_eval_status == EvalStatus.PASSED
+        k_list = list(ks) if ks is not None else list(range(1, self.num_runs + 1))
+        table = pass_at_k_table(
+            list(counts),
+            [v[0] for v in counts.values()],
+            [v[1] for v in counts.values()],
+            k_list,
+        )
+        table["eval_id"] = table.pop("case_id")
+        schema = _schema(_PASS_AT_K_COLUMNS)
+        cases = pl.DataFrame({name: table[name] for name in schema}, schema=schema)
+
+        n_set, c_set = parse_pass_nc(self)
+        nan = float("nan")
+        ks_ = k_list
+        reference = pl.DataFrame(
+            {
+                "level": ["eval_set"] * len(k_list),
+                "eval_id": [None] * len(k_list),
+                "k": k_list,
+                "n": [n_set] * len(k_list),
+                "c": [c_set] * len(k_list),
+                "pass_at_k": [pass_at_k(n_set, c_set, k) if k <= n_set else nan for k in k_list],
+                "pass_hat_k_unbiased": [pass_hat_k_unbiased(n_set, c_set, k) for k in k_list],
+                "pass_hat_k_plugin": [pass_hat_k(n_set, c_set, k) if n_set else nan for k in ks_],
+                "pass_at_k_se": [nan] * len(k_list),
+                "pass_hat_k_unbiased_se": [nan] * len(k_list),
+                "pass_hat_k_plugin_se": [nan] * len(k_list),
+                "n_cases": [len(counts)] * len(k_list),
+            },
+            schema=schema,
+        )
+        order = {"case": 0, "overall": 1, "eval_set": 2}
+        out = (
+            pl.concat([cases, reference])
+            .with_columns(pl.col("level").replace_strict(order, return_dtype=pl.Int64).alias("_o"))
+            .sort(["k", "_o"], maintain_order=True)
+            .drop("_o")
+        )
+        return to_backend(out, backend)
+
+    def summary_df(
+        self,
+        level: float = 0.95,
+        cluster: str | Mapping[str, Any] | None = None,
+        backend: str | None = None,
+    ) -> Any:
+        """Per metric: mean score with SE and normal CI, and pass rate with a Wilson CI.
+
+        The unit is the case: each case's evaluated runs (status passed/failed) are averaged
+        first (STATS.md, repeated runs). A case passes when its single run passed, or, with
+        several runs, when its mean score reaches the threshold (SPEC §8.7). ``cluster`` names a
+        column of :meth:`cases_df` or maps eval_id → cluster; the SE is then clustered
+        (``se_kind="clustered"``) and ``se_iid`` keeps the unclustered value. Columns:
+        ``metric_name, n, n_runs, mean, se, se_iid, se_kind, n_clusters, ci_low, ci_high,
+        n_passed, pass_rate, pass_rate_ci_low, pass_rate_ci_high, threshold``.
+        """
+        import polars as pl
+
+        from .frames import metrics_frame, to_backend
+        from .stats import mean_se, summarize_scores
+
+        per_case = (
+            metrics_frame(self)
+            .filter(pl.col("status").is_in(["passed", "failed"]) & pl.col("score").is_not_null())
+            .group_by(["metric_name", "eval_id"], maintain_order=True)
+            .agg(
+                pl.col("score").mean().alias("score"),
+                pl.len().alias("runs"),
+                pl.col("threshold").first().alias("threshold"),
+                pl.col("status").first().alias("status"),
+            )
+            .with_columns(
+                pl.when(pl.col("runs") == 1)
+                .then(pl.col("status") == "passed")
+                .otherwise(pl.col("score") >= pl.col("threshold"))
+                .alias("passed")
+            )
+        )
+        clusters_of = self._clusters(cluster) if cluster is not None else None
+        schema = _schema(_SUMMARY_COLUMNS)
+        rows: dict[str, list[Any]] = {name: [] for name in schema}
+        for (name,), group in sorted(
+            per_case.group_by(["metric_name"], maintain_order=True), key=lambda g: str(g[0][0])
+        ):
+            ids = group["eval_id"].to_list()
+            scores = group["score"].to_numpy()
+            clusters = None
+            if clusters_of is not None:
+                missing = [i for i in ids if i not in clusters_of]
+                if missing:
+                    raise ValueError(f"no cluster for eval ids {missing[:5]}")
+                clusters = [clusters_of[i] for i in ids]
+            stats = summarize_scores(scores, group["passed"].to_numpy(), clusters, level)
+            stats.update(
+                metric_name=name,
+                n_runs=int(group["runs"].sum()),
+                se_iid=mean_se(scores),
+                threshold=group["threshold"][0],
+            )
+            for key, values in rows.items():
+                values.append(stats[key])
+        return to_backend(pl.DataFrame(rows, schema=schema), backend)
+
+    def _clusters(self, cluster: str | Mapping[str, Any]) -> dict[str, Any]:
+        """eval_id → cluster, from a column of :meth:`cases_df` (first row per case) or a map."""
+        if not isinstance(cluster, str):
+            return dict(cluster)
+        from .frames import cases_frame
+
+        cases = cases_frame(self)
+        if cluster not in cases.columns:
+            raise ValueError(f"cluster column {cluster!r} is not a column of cases_df")
+        out: dict[str, Any] = {}
+        for eval_id, value in zip(cases["eval_id"], cases[cluster], strict=True):
+            out.setdefault(eval_id, value)
+        return out
+
+    def compare(self, other: EvalRun, **kwargs: Any) -> Any:
+        """Paired comparison with ``other`` (this run is A); see :func:`~.compare.compare`."""
+        from .compare import compare
+
+        return compare(self, other, **kwargs)
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the result file atomically (Go format, readable by trpc-agent-go)."""
         return save_result(self.result, path)
@@ -66,7 +256,8 @@ class EvalRun:
         total = sum(counts.values())
         summary = self.result.summary
         lines = [
-            f"eval set {self.result.eval_set_id}: {total} case results over {self.num_runs} run(s), "
+            f"eval set {self.result.eval_set_id}: {total} case results "
+            f"over {self.num_runs} run(s), "
             f"overall {summary.overall_status if summary else 'n/a'}",
             "cases: "
             + ", ".join(f"{k} {counts.get(k, 0)}" for k in ("passed", "failed", "not_evaluated")),
@@ -102,3 +293,44 @@ class EvalRun:
             + (f"<ul>{warn}</ul>" if warn else "")
             + "</div>"
         )
+
+
+_PASS_AT_K_COLUMNS = {
+    "level": "s",
+    "eval_id": "s",
+    "k": "i",
+    "n": "i",
+    "c": "i",
+    "pass_at_k": "f",
+    "pass_hat_k_unbiased": "f",
+    "pass_hat_k_plugin": "f",
+    "pass_at_k_se": "f",
+    "pass_hat_k_unbiased_se": "f",
+    "pass_hat_k_plugin_se": "f",
+    "n_cases": "i",
+}
+_SUMMARY_COLUMNS = {
+    "metric_name": "s",
+    "n": "i",
+    "n_runs": "i",
+    "mean": "f",
+    "se": "f",
+    "se_iid": "f",
+    "se_kind": "s",
+    "n_clusters": "i",
+    "ci_low": "f",
+    "ci_high": "f",
+    "n_passed": "i",
+    "pass_rate": "f",
+    "pass_rate_ci_low": "f",
+    "pass_rate_ci_high": "f",
+    "threshold": "f",
+}
+
+
+def _schema(columns: Mapping[str, str]) -> dict[str, Any]:
+    """Polars schema from short type codes (s/i/f); polars is imported only when called."""
+    import polars as pl
+
+    kinds = {"s": pl.String, "i": pl.Int64, "f": pl.Float64}
+    return {name: kinds[kind] for name, kind in columns.items()}

@@ -79,8 +79,54 @@ def _missing_key(key: Any, side: str, other: str) -> Reason:
     return lambda: f"key {key} in {side} but not in {other}"
 
 
+def _same(actual: Any, expected: Any, tolerance: float) -> bool:
+    """Fast, conservative equality: ``True`` only when the exact rule surely holds.
+
+    Handles the plain JSON types by exact type; anything unusual answers ``False`` and is
+    settled by the full comparison.
+    """
+    kind = type(actual)
+    if kind is dict:
+        if type(expected) is not dict or actual.keys() != expected.keys():
+            return False
+        for key, value in actual.items():
+            if not _same(value, expected[key], tolerance):
+                return False
+        return True
+    if kind is str:
+        return type(expected) is str and actual == expected
+    if kind is int or kind is float:
+        other = type(expected)
+        if other is not int and other is not float:
+            return False
+        if kind is int and other is int:
+            return actual == expected and tolerance >= 0
+        try:
+            return abs(actual - expected) <= tolerance
+        except OverflowError:
+            return False
+    if kind is list:
+        if type(expected) is not list or len(actual) != len(expected):
+            return False
+        for index, value in enumerate(actual):
+            if not _same(value, expected[index], tolerance):
+                return False
+        return True
+    if actual is None:
+        return expected is None
+    if kind is bool:
+        return actual is expected
+    return False
+
+
 def exact_reason(actual: Any, expected: Any, tolerance: float) -> Reason | None:
     """``None`` when the values are equal under the exact rule, else why not."""
+    if _same(actual, expected, tolerance):
+        return None
+    return _exact(actual, expected, tolerance)
+
+
+def _exact(actual: Any, expected: Any, tolerance: float) -> Reason | None:
     if actual is None or expected is None:
         if actual is None and expected is None:
             return None
@@ -91,7 +137,7 @@ def exact_reason(actual: Any, expected: Any, tolerance: float) -> Reason | None:
         if actual.keys() != expected.keys():
             return _key_sets(actual, expected, None)
         for key, value in actual.items():
-            cause = exact_reason(value, expected[key], tolerance)
+            cause = _exact(value, expected[key], tolerance)
             if cause is not None:
                 return _under(f"compare {key}", cause)
         return None
@@ -104,7 +150,7 @@ def exact_reason(actual: Any, expected: Any, tolerance: float) -> Reason | None:
             sizes = (len(actual), len(expected))
             return lambda: f"array length mismatch: actual({sizes[0]}) != expected({sizes[1]})"
         for index, value in enumerate(actual):
-            cause = exact_reason(value, expected[index], tolerance)
+            cause = _exact(value, expected[index], tolerance)
             if cause is not None:
                 return _under(f"compare index {index}", cause)
         return None

@@ -81,8 +81,6 @@ def text_reason(
     return lambda: f"invalid match strategy {strategy}"
 
 
-def match_text(
-    criterion: TextCriterion, source: str, target: str, hooks: Hooks = NO_HOOKS
-) -> None:
+def match_text(criterion: TextCriterion, source: str, target: str, hooks: Hooks = NO_HOOKS) -> None:
     """Raise :class:`~.errors.MatchError` unless ``source`` matches ``target``."""
     raise_if(text_reason(criterion, source, target, hooks))

@@ -43,7 +43,7 @@ class CallbackEvent:
     error: str | None = None
 
 
-Callback = Callable[[CallbackEvent], None | Awaitable[None]]
+Callback = Callable[[CallbackEvent], Awaitable[None] | None]
 
 
 class CallbackError(RuntimeError):
@@ -56,7 +56,9 @@ class Callbacks:
 
     _points: dict[CallbackPoint, list[tuple[str, Callback]]] = field(default_factory=dict)
 
-    def register(self, point: CallbackPoint | str, fn: Callback, name: str | None = None) -> Callbacks:
+    def register(
+        self, point: CallbackPoint | str, fn: Callback, name: str | None = None
+    ) -> Callbacks:
         point = CallbackPoint(point)
         self._points.setdefault(point, []).append((name or getattr(fn, "__name__", "callback"), fn))
         return self
@@ -65,11 +67,13 @@ class Callbacks:
         return any(self._points.values())
 
     async def fire(self, event: CallbackEvent) -> None:
-        """Run the callbacks of ``event.point``; raise :class:`CallbackError` on the first failure."""
+        """Run the callbacks of ``event.point``; the first failure raises :class:`CallbackError`."""
         for index, (name, fn) in enumerate(self._points.get(event.point, ())):
             try:
                 outcome = fn(event)
                 if inspect.isawaitable(outcome):
                     await outcome
-            except Exception as exc:  # noqa: BLE001 - any user error is reported, not lost
-                raise CallbackError(f"{event.point.value} callback[{index}] ({name}): {exc}") from exc
+            except Exception as exc:
+                raise CallbackError(
+                    f"{event.point.value} callback[{index}] ({name}): {exc}"
+                ) from exc

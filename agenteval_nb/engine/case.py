@@ -78,7 +78,9 @@ def _with_context(turns: list[Invocation], case: EvalCase) -> list[Invocation]:
     if not case.context_messages:
         return turns
     return [
-        t if t.context_messages else t.model_copy(update={"context_messages": case.context_messages})
+        t
+        if t.context_messages
+        else t.model_copy(update={"context_messages": case.context_messages})
         for t in turns
     ]
 
@@ -166,7 +168,7 @@ async def evaluate_case(
         return await _evaluate_per_case(
             app_name, eval_set_id, case, inference, plan, context, aggregator, base
         )
-    except Exception as exc:  # noqa: BLE001 - a per-case problem fails the case, never the run
+    except Exception as exc:
         return EvalCaseResult(
             **base, final_eval_status=EvalStatus.FAILED.value, error_message=str(exc) or repr(exc)
         )
@@ -205,7 +207,7 @@ async def _evaluate_per_case(
             metric = merge_rubrics(metric, rubrics[metric.metric_name], case.eval_id)
         try:
             result = await run_evaluator(planned, metric, actuals, expecteds, context)
-        except Exception as exc:  # noqa: BLE001 - evaluator failures fail the case
+        except Exception as exc:
             raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
         turns = result.per_invocation_results
         if len(turns) != n_turns:

@@ -62,7 +62,9 @@ def _app_name(evalset: EvalSet, explicit: str | None) -> str:
     return evalset.eval_set_id
 
 
-def plan_metrics(metrics: Sequence[EvalMetric], registry: Registry) -> tuple[list[PlannedMetric], list[str]]:
+def plan_metrics(
+    metrics: Sequence[EvalMetric], registry: Registry
+) -> tuple[list[PlannedMetric], list[str]]:
     """Look up every metric's evaluator; unknown ones are skipped with a warning (not silently)."""
     plan: list[PlannedMetric] = []
     warnings: list[str] = []
@@ -208,14 +210,14 @@ async def _infer_with_callbacks(
     session_id = options.session_id_factory()
     try:
         await _fire(options, event(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id))
-    except Exception as exc:  # noqa: BLE001 - becomes a failed inference for this case
+    except Exception as exc:
         return _failed_inference(case, session_id, str(exc))
     inference = infer_case(case, session_id)
     try:
         await _fire(
             options, event(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
         )
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return _failed_inference(case, session_id, str(exc))
     return inference
 

@@ -74,7 +74,9 @@ def _fail_if_errored(status: EvalStatus, results: Sequence[EvalCaseResult]) -> E
     return status
 
 
-def summarize(results: Sequence[EvalCaseResult | None], num_runs: int | None) -> EvalSetResultSummary:
+def summarize(
+    results: Sequence[EvalCaseResult | None], num_runs: int | None
+) -> EvalSetResultSummary:
     """Summary of case results over runs ``1..num_runs`` (empty runs are not_evaluated).
 
     ``num_runs`` defaults to the largest run id (or 1). A case's overall status is the summary of

@@ -115,10 +115,23 @@ class EndpointLimiter:
             raise
 
     def release(self) -> None:
-        """Give a slot back: hand it to the oldest waiter, or free it."""
+        """Give a slot back: hand it to the oldest waiter still waiting, or free it.
+
+        A waiter on the calling thread's running loop is woken directly; one on another loop
+        through that loop's ``call_soon_threadsafe``.
+        """
+        try:
+            current: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            current = None
         with self._lock:
             while self._waiters:
                 loop, future = self._waiters.popleft()
+                if loop is current:
+                    if future.done():  # cancelled while queued: try the next one
+                        continue
+                    future.set_result(None)
+                    return
                 if loop.is_closed():
                     continue
                 try:

@@ -122,7 +122,9 @@ def verifier_record(details: EvalMetricResultDetails | None) -> VerifierRecord |
         return None
 
 
-def with_extras(details: EvalMetricResultDetails, **extras: WireModel | None) -> EvalMetricResultDetails:
+def with_extras(
+    details: EvalMetricResultDetails, **extras: WireModel | None
+) -> EvalMetricResultDetails:
     """``details`` with extra keys set (``judge=JudgeRecord(...)``, ``verifier=...``)."""
     for key, value in extras.items():
         if value is not None:

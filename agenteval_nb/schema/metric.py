@@ -155,7 +155,19 @@ class JudgeModelOptions(WireModel):
         return expanded
 
 
-_EXPANDED_KEYS = frozenset({"providername", "modelname", "variant", "baseurl", "apikey", "provider_name", "model_name", "base_url", "api_key"})
+_EXPANDED_KEYS = frozenset(
+    {
+        "providername",
+        "modelname",
+        "variant",
+        "baseurl",
+        "apikey",
+        "provider_name",
+        "model_name",
+        "base_url",
+        "api_key",
+    }
+)
 
 
 class CategoryScore(WireModel):

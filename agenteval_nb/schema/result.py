@@ -6,8 +6,6 @@ file from a newer framework with a new status still loads.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import WireModel
 from .evalset import EpochTime, Invocation
 from .metric import Criterion

@@ -14,7 +14,9 @@ from .base import SnakeWireModel, WireModel
 
 
 class _PascalModel(WireModel):
-    model_config = ConfigDict(alias_generator=lambda name: "".join(p.title() for p in name.split("_")))
+    model_config = ConfigDict(
+        alias_generator=lambda name: "".join(p.title() for p in name.split("_"))
+    )
 
 
 class Snapshot(_PascalModel):

@@ -1,5 +1,27 @@
-"""Test helpers: a loopback OpenAI-compatible server (and, later, an offline judge)."""
+"""Test helpers: a loopback OpenAI-compatible server (and, later, an offline judge).
 
-from .fake_server import FakeOpenAIServer, FakeResponse, completion
+Names are imported lazily so that ``python -m agenteval_nb.testing.fake_server`` does not load
+the module twice.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .fake_server import FakeOpenAIServer, FakeResponse, completion
+
+_LAZY = {
+    "FakeOpenAIServer": ".fake_server",
+    "FakeResponse": ".fake_server",
+    "completion": ".fake_server",
+}
 
 __all__ = ["FakeOpenAIServer", "FakeResponse", "completion"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

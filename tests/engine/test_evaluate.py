@@ -9,10 +9,10 @@ import pytest
 from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case, turn
 
 import agenteval_nb as ae
+from agenteval_nb.engine.aggregate import default_case_aggregator
 from agenteval_nb.engine.case import evaluate_case, plan_metric
 from agenteval_nb.engine.inference import InferenceResult
 from agenteval_nb.evaluators.base import EvaluationContext
-from agenteval_nb.engine.aggregate import default_case_aggregator
 
 
 def run(es, metrics=(METRIC,), evaluator=None, **kw):
@@ -26,7 +26,9 @@ def statuses(r):
 
 
 def test_trace_cases_pass_and_fail_with_per_turn_results():
-    es = evalset(trace_case("ok", ["a", "b"], ["a", "b"]), trace_case("bad", ["a", "b"], ["a", "x"]))
+    es = evalset(
+        trace_case("ok", ["a", "b"], ["a", "b"]), trace_case("bad", ["a", "b"], ["a", "x"])
+    )
     r = run(es)
     assert statuses(r) == {(1, "ok"): "passed", (1, "bad"): "failed"}
     bad = r.result.eval_case_results[1]
@@ -63,7 +65,9 @@ def test_all_metrics_unknown_gives_not_evaluated_case():
 
 
 def test_default_mode_case_without_agent_fails_clearly():
-    es = evalset({"evalId": "d", "sessionInput": {"appName": "a"}, "conversation": [turn("hi", "yo")]})
+    es = evalset(
+        {"evalId": "d", "sessionInput": {"appName": "a"}, "conversation": [turn("hi", "yo")]}
+    )
     case = run(es).result.eval_case_results[0]
     assert case.final_eval_status == "failed"
     assert "no agent given" in case.error_message
@@ -83,7 +87,10 @@ def test_trace_mode_length_mismatch_and_missing_user_content_fail_the_case():
     del c2["actualConversation"][0]["userContent"]
     r = run(evalset(c1, c2))
     by_id = {c.eval_id: c for c in r.result.eval_case_results}
-    assert "actualConversation length 1 does not match conversation length 2" in by_id["len"].error_message
+    assert (
+        "actualConversation length 1 does not match conversation length 2"
+        in by_id["len"].error_message
+    )
     assert "userContent is required" in by_id["user"].error_message
 
 
@@ -111,7 +118,9 @@ def _inference(actuals, status="passed"):
 
 
 def test_turn_count_mismatch_is_a_failed_case_not_a_score():
-    es = ae.load_evalset(evalset({"evalId": "c", "sessionInput": {}, "conversation": [turn("q", "a")]}))
+    es = ae.load_evalset(
+        evalset({"evalId": "c", "sessionInput": {}, "conversation": [turn("q", "a")]})
+    )
     ev = ExactAnswer()
     plan = [plan_metric(ae.EvalMetric(metric_name="exact_answer", threshold=1), ev)]
     actual = ae.Invocation.model_validate(turn("q", "a"))
@@ -150,7 +159,9 @@ def judge_metric(name="exact_answer", rubrics=None):
     return {
         "metricName": name,
         "threshold": 1.0,
-        "criterion": {"llmJudge": {"rubrics": rubrics or [{"id": "r1", "content": {"text": "base"}}]}},
+        "criterion": {
+            "llmJudge": {"rubrics": rubrics or [{"id": "r1", "content": {"text": "base"}}]}
+        },
     }
 
 
@@ -174,11 +185,27 @@ def test_case_rubrics_are_appended_to_a_copy_of_the_metric():
 @pytest.mark.parametrize(
     ("rubric", "metric", "message"),
     [
-        ({"metricName": "exact_answer", "content": {"text": "x"}}, METRIC, "llmJudge criterion is required as rubric container"),
-        ({"metricName": "exact_answer", "id": "r1", "content": {"text": "x"}}, judge_metric(), "duplicate rubric id r1"),
-        ({"metricName": "other", "content": {"text": "x"}}, judge_metric(), "metric other is not configured"),
+        (
+            {"metricName": "exact_answer", "content": {"text": "x"}},
+            METRIC,
+            "llmJudge criterion is required as rubric container",
+        ),
+        (
+            {"metricName": "exact_answer", "id": "r1", "content": {"text": "x"}},
+            judge_metric(),
+            "duplicate rubric id r1",
+        ),
+        (
+            {"metricName": "other", "content": {"text": "x"}},
+            judge_metric(),
+            "metric other is not configured",
+        ),
         ({"metricName": " ", "content": {"text": "x"}}, judge_metric(), "metricName is required"),
-        ({"metricName": "exact_answer", "content": {"text": "  "}}, judge_metric(), "content text is required"),
+        (
+            {"metricName": "exact_answer", "content": {"text": "  "}},
+            judge_metric(),
+            "content text is required",
+        ),
     ],
 )
 def test_bad_case_rubrics_fail_the_case(rubric, metric, message):
@@ -194,17 +221,28 @@ class Exploding:
     async def evaluate(self, actuals, expecteds, metric):
         if actuals[0].user_content.content == "boom":
             raise ValueError("judge fell over")
-        return ae.EvaluateResult(1.0, "passed", [ae.PerInvocationResult(a, e, 1.0, "passed") for a, e in zip(actuals, expecteds)])
+        return ae.EvaluateResult(
+            1.0,
+            "passed",
+            [ae.PerInvocationResult(a, e, 1.0, "passed") for a, e in zip(actuals, expecteds)],
+        )
 
 
 def test_an_evaluator_error_fails_only_that_case():
     c1 = trace_case("boom-case", ["a"], ["a"])
     c1["actualConversation"][0]["userContent"]["content"] = "boom"
     c2 = trace_case("fine", ["a"], ["a"])
-    r = ae.evaluate(evalset(c1, c2), [{"metricName": "exploding"}], registry=registry_with(Exploding()), progress=False)
+    r = ae.evaluate(
+        evalset(c1, c2),
+        [{"metricName": "exploding"}],
+        registry=registry_with(Exploding()),
+        progress=False,
+    )
     by_id = {c.eval_id: c for c in r.result.eval_case_results}
     assert by_id["boom-case"].final_eval_status == "failed"
-    assert by_id["boom-case"].error_message == "run evaluation for metric exploding: judge fell over"
+    assert (
+        by_id["boom-case"].error_message == "run evaluation for metric exploding: judge fell over"
+    )
     assert by_id["fine"].final_eval_status == "passed"
 
 
@@ -217,19 +255,32 @@ class WrongCount:
 
 
 def test_per_invocation_count_mismatch_fails_the_case():
-    r = ae.evaluate(evalset(trace_case("c", ["a", "b"], ["a", "b"])), [{"metricName": "wrong_count"}], registry=registry_with(WrongCount()), progress=False)
-    assert r.result.eval_case_results[0].error_message == "metric wrong_count returned 0 per-invocation results, expected 2"
+    r = ae.evaluate(
+        evalset(trace_case("c", ["a", "b"], ["a", "b"])),
+        [{"metricName": "wrong_count"}],
+        registry=registry_with(WrongCount()),
+        progress=False,
+    )
+    assert (
+        r.result.eval_case_results[0].error_message
+        == "metric wrong_count returned 0 per-invocation results, expected 2"
+    )
 
 
 def test_threshold_zero_is_a_threshold_of_zero():
-    r = run(evalset(trace_case("c", ["a"], ["x"])), metrics=[{"metricName": "exact_answer", "threshold": 0}])
+    r = run(
+        evalset(trace_case("c", ["a"], ["x"])),
+        metrics=[{"metricName": "exact_answer", "threshold": 0}],
+    )
     assert r.result.eval_case_results[0].final_eval_status == "passed"
 
 
 def test_extension_reaches_the_evaluator_untouched():
     ext = {"weight": 3, "nested": {"tags": ["a", None]}}
     ev = ExactAnswer()
-    run(evalset(trace_case("c", ["a"], ["a"])), metrics=[{**METRIC, "extension": ext}], evaluator=ev)
+    run(
+        evalset(trace_case("c", ["a"], ["a"])), metrics=[{**METRIC, "extension": ext}], evaluator=ev
+    )
     assert ev.seen[0][2].extension == ext
 
 
@@ -242,14 +293,26 @@ def test_custom_case_aggregator_weights_metrics_by_extension():
     ev1, ev2 = ExactAnswer(), ExactAnswer()
     ev2.name = "second"
     reg = registry_with(ev1, ev2)
-    metrics = [{**METRIC, "extension": {"weight": 3}}, {"metricName": "second", "threshold": 1, "extension": {"weight": 1}}]
-    r = ae.evaluate(evalset(trace_case("c", ["a", "b"], ["a", "b"])), metrics, registry=reg, case_aggregator=weighted, progress=False)
+    metrics = [
+        {**METRIC, "extension": {"weight": 3}},
+        {"metricName": "second", "threshold": 1, "extension": {"weight": 1}},
+    ]
+    r = ae.evaluate(
+        evalset(trace_case("c", ["a", "b"], ["a", "b"])),
+        metrics,
+        registry=reg,
+        case_aggregator=weighted,
+        progress=False,
+    )
     case = r.result.eval_case_results[0]
     assert case.score == 1.0 and case.final_eval_status == "passed"
 
 
 def test_case_aggregator_with_invalid_status_fails_the_case():
-    r = run(evalset(trace_case("c", ["a"], ["a"])), case_aggregator=lambda d: ae.CaseAggregation(1.0, "unknown"))
+    r = run(
+        evalset(trace_case("c", ["a"], ["a"])),
+        case_aggregator=lambda d: ae.CaseAggregation(1.0, "unknown"),
+    )
     case = r.result.eval_case_results[0]
     assert case.final_eval_status == "failed" and "invalid status" in case.error_message
 
@@ -290,7 +353,9 @@ def test_inference_case_callback_error_fails_that_case_only():
             raise RuntimeError("no way")
 
     cbs = ae.Callbacks().register("BeforeInferenceCase", boom, name="guard")
-    r = run(evalset(trace_case("bad", ["a"], ["a"]), trace_case("good", ["a"], ["a"])), callbacks=cbs)
+    r = run(
+        evalset(trace_case("bad", ["a"], ["a"]), trace_case("good", ["a"], ["a"])), callbacks=cbs
+    )
     by_id = {c.eval_id: c for c in r.result.eval_case_results}
     assert by_id["bad"].error_message == "BeforeInferenceCase callback[0] (guard): no way"
     assert by_id["good"].final_eval_status == "passed"
@@ -305,7 +370,9 @@ def test_set_level_callback_error_fails_the_evaluation(point):
         raise RuntimeError("stop")
 
     cbs = ae.Callbacks().register(point, ok).register(point, boom, name="stopper")
-    with pytest.raises(ae.EvaluationError, match=rf"run 1 \w+: {point} callback\[1\] \(stopper\): stop"):
+    with pytest.raises(
+        ae.EvaluationError, match=rf"run 1 \w+: {point} callback\[1\] \(stopper\): stop"
+    ):
         run(evalset(trace_case("c", ["a"], ["a"])), callbacks=cbs)
 
 
@@ -329,7 +396,12 @@ def test_recorded_runs_are_evaluated_as_runs_1_to_n():
     run1 = evalset(trace_case("c", ["a"], ["a"]), trace_case("d", ["a"], ["a"]), set_id="r1")
     run2 = evalset(trace_case("c", ["a"], ["x"]), trace_case("d", ["a"], ["a"]), set_id="r2")
     r = run([run1, run2])
-    assert statuses(r) == {(1, "c"): "passed", (1, "d"): "passed", (2, "c"): "failed", (2, "d"): "passed"}
+    assert statuses(r) == {
+        (1, "c"): "passed",
+        (1, "d"): "passed",
+        (2, "c"): "failed",
+        (2, "d"): "passed",
+    }
     summary = r.result.summary
     assert summary.num_runs == 2
     assert (summary.run_status_counts.passed, summary.run_status_counts.failed) == (1, 1)
@@ -359,12 +431,23 @@ def test_evaluate_works_inside_a_running_event_loop():
 
 
 def test_evaluate_async_can_be_awaited():
-    r = asyncio.run(ae.evaluate_async(evalset(trace_case("c", ["a"], ["b"])), [METRIC], registry=registry_with(ExactAnswer()), progress=False))
+    r = asyncio.run(
+        ae.evaluate_async(
+            evalset(trace_case("c", ["a"], ["b"])),
+            [METRIC],
+            registry=registry_with(ExactAnswer()),
+            progress=False,
+        )
+    )
     assert r.result.eval_case_results[0].final_eval_status == "failed"
 
 
 def test_progress_bar_counts_every_case(capsys):
-    run(evalset(trace_case("c", ["a"], ["a"]), trace_case("d", ["a"], ["a"])), progress=True, num_runs=2)
+    run(
+        evalset(trace_case("c", ["a"], ["a"]), trace_case("d", ["a"], ["a"])),
+        progress=True,
+        num_runs=2,
+    )
     err = capsys.readouterr().err
     assert "4/4" in err
 
@@ -379,3 +462,13 @@ def test_result_json_is_loadable_and_repr_is_short():
     assert json.loads(text)["evalCaseResults"][0]["finalEvalStatus"] == "failed"
     assert repr(r).startswith("EvalRun(eval_set='set', runs=1, cases=1, passed=0, failed=1")
     assert "<table>" in r._repr_html_()
+
+
+def test_results_dir_saves_the_result_through_the_local_store(tmp_path):
+    r = run(evalset(trace_case("c", ["a"], ["a"])), results_dir=tmp_path)
+    saved_id = r.info["saved_result_id"]
+    path = tmp_path / "app" / f"{saved_id}.evalset_result.json"
+    assert path.exists()
+    from agenteval_nb.io import load_result
+
+    assert load_result(path).eval_case_results[0].final_eval_status == "passed"

@@ -15,7 +15,8 @@ def case(eval_id, run_id, status, metrics=(), error=None):
         final_eval_status=status,
         error_message=error,
         overall_eval_metric_results=[
-            EvalMetricResult(metric_name=n, score=s, eval_status=st, threshold=t) for n, s, st, t in metrics
+            EvalMetricResult(metric_name=n, score=s, eval_status=st, threshold=t)
+            for n, s, st, t in metrics
         ],
     )
 
@@ -39,7 +40,11 @@ def test_single_run_statuses_and_counts():
 
 def test_empty_runs_are_summarised_as_not_evaluated():
     s = summarize([case("a", 1, "passed", [("m", 1.0, "passed", 1)])], 3)
-    assert [r.overall_status for r in s.run_summaries] == ["passed", "not_evaluated", "not_evaluated"]
+    assert [r.overall_status for r in s.run_summaries] == [
+        "passed",
+        "not_evaluated",
+        "not_evaluated",
+    ]
     assert s.run_summaries[1].case_status_counts is None
     assert (s.run_status_counts.passed, s.run_status_counts.not_evaluated) == (1, 2)
 
@@ -53,9 +58,18 @@ def test_metric_summary_averages_evaluated_only_and_keeps_first_threshold():
         2,
     )
     m, z = s.eval_case_summaries[0].metric_summaries
-    assert (m.metric_name, m.average_score, m.threshold, m.eval_status) == ("m", 0.75, 0.6, "passed")
+    assert (m.metric_name, m.average_score, m.threshold, m.eval_status) == (
+        "m",
+        0.75,
+        0.6,
+        "passed",
+    )
     assert (m.status_counts.passed, m.status_counts.failed) == (1, 1)
-    assert (z.average_score, z.eval_status, z.status_counts.not_evaluated) == (0.0, "not_evaluated", 2)
+    assert (z.average_score, z.eval_status, z.status_counts.not_evaluated) == (
+        0.0,
+        "not_evaluated",
+        2,
+    )
 
 
 def test_multi_run_case_status_comes_from_metric_summaries():
@@ -81,7 +95,10 @@ def test_not_evaluated_with_an_error_becomes_failed():
 
 def test_case_run_summaries_sort_metric_results_by_name():
     s = summarize([case("a", 1, "passed", [("z", 1, "passed", 1), ("b", 1, "passed", 1)])], 1)
-    assert [m.metric_name for m in s.eval_case_summaries[0].run_summaries[0].metric_results] == ["b", "z"]
+    assert [m.metric_name for m in s.eval_case_summaries[0].run_summaries[0].metric_results] == [
+        "b",
+        "z",
+    ]
 
 
 def test_num_runs_defaults_to_max_run_id():

@@ -25,7 +25,14 @@ EVALSET = {
                     "invocationId": "t1",
                     "userContent": {"role": "user", "content": "Weather in Paris?"},
                     "finalResponse": {"role": "assistant", "content": "Sunny, 20°C"},
-                    "tools": [{"id": "x", "name": "get_weather", "arguments": {"city": "Paris", "n": 1.5}, "result": {"t": 20}}],
+                    "tools": [
+                        {
+                            "id": "x",
+                            "name": "get_weather",
+                            "arguments": {"city": "Paris", "n": 1.5},
+                            "result": {"t": 20},
+                        }
+                    ],
                     "creationTimestamp": 1700000000.25,
                     "futureField": {"kept": [1, 2]},
                 }
@@ -140,7 +147,11 @@ def test_expand_leaves_text_without_dollar_alone(text):
 
 
 def test_result_legacy_string_form_and_go_file(tmp_path):
-    result = {"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": [{"evalId": "c", "runId": 1, "finalEvalStatus": "passed"}]}
+    result = {
+        "evalSetResultId": "r",
+        "evalSetId": "s",
+        "evalCaseResults": [{"evalId": "c", "runId": 1, "finalEvalStatus": "passed"}],
+    }
     legacy = tmp_path / "legacy.evalset_result.json"
     legacy.write_text(json.dumps(json.dumps(result)))
     loaded = ae.load_result(legacy)
@@ -167,11 +178,20 @@ def test_adk_evalset_is_converted():
                 "conversation": [
                     {
                         "invocation_id": "i1",
-                        "user_content": {"role": "user", "parts": [{"text": "Add "}, {"text": "2+2"}]},
+                        "user_content": {
+                            "role": "user",
+                            "parts": [{"text": "Add "}, {"text": "2+2"}],
+                        },
                         "final_response": {"role": "model", "parts": [{"text": "4"}]},
                         "intermediate_data": {
-                            "tool_uses": [{"id": "a", "name": "calc", "args": {"x": "2+2"}}, {"name": "log", "args": {}}],
-                            "tool_responses": [{"name": "log", "response": {"ok": True}}, {"id": "a", "name": "calc", "response": {"v": 4}}],
+                            "tool_uses": [
+                                {"id": "a", "name": "calc", "args": {"x": "2+2"}},
+                                {"name": "log", "args": {}},
+                            ],
+                            "tool_responses": [
+                                {"name": "log", "response": {"ok": True}},
+                                {"id": "a", "name": "calc", "response": {"v": 4}},
+                            ],
                             "intermediate_responses": [["agent", [{"text": "thinking"}]]],
                         },
                     }
@@ -193,7 +213,20 @@ def test_adk_evalset_is_converted():
 
 
 def test_adk_camel_case_shape_is_detected():
-    adk = {"evalSetId": "s", "evalCases": [{"evalId": "e", "conversation": [{"userContent": {"role": "user", "parts": [{"text": "hi"}]}, "intermediateData": {"toolUses": [], "toolResponses": []}}]}]}
+    adk = {
+        "evalSetId": "s",
+        "evalCases": [
+            {
+                "evalId": "e",
+                "conversation": [
+                    {
+                        "userContent": {"role": "user", "parts": [{"text": "hi"}]},
+                        "intermediateData": {"toolUses": [], "toolResponses": []},
+                    }
+                ],
+            }
+        ],
+    }
     assert ae.load_evalset(adk).eval_cases[0].conversation[0].user_content.content == "hi"
 
 
@@ -201,11 +234,26 @@ def test_adk_camel_case_shape_is_detected():
     ("loader", "doc", "path", "what"),
     [
         (ae.load_metrics, '{"metricName": "m"}', "$", "a JSON array of metrics, got an object"),
-        (ae.load_metrics, '[{"metricName": "m", "threshold": "0.5"}]', "$[0].threshold", "valid number"),
-        (ae.load_metrics, '[1]', "$[0]", "a JSON object, got a number"),
-        (ae.load_evalset, '{"evalSetId": "s", "evalCases": [{"evalId": "a", "evalMode": "replay"}]}', "$.evalCases[0].evalMode", "evalMode must be"),
+        (
+            ae.load_metrics,
+            '[{"metricName": "m", "threshold": "0.5"}]',
+            "$[0].threshold",
+            "valid number",
+        ),
+        (ae.load_metrics, "[1]", "$[0]", "a JSON object, got a number"),
+        (
+            ae.load_evalset,
+            '{"evalSetId": "s", "evalCases": [{"evalId": "a", "evalMode": "replay"}]}',
+            "$.evalCases[0].evalMode",
+            "evalMode must be",
+        ),
         (ae.load_evalset, '{"evalCases": []}', "$.evalSetId", "required field is missing"),
-        (ae.load_result, '{"evalCaseResults": [{"runId": "1"}]}', "$.evalCaseResults[0].runId", "valid integer"),
+        (
+            ae.load_result,
+            '{"evalCaseResults": [{"runId": "1"}]}',
+            "$.evalCaseResults[0].runId",
+            "valid integer",
+        ),
         (ae.load_evalset, "", "$", "empty"),
     ],
 )
@@ -233,7 +281,10 @@ def test_missing_file_is_a_format_error(tmp_path):
 
 
 def test_json_path_rendering():
-    assert json_path(("evalCases", 1, "conversation", 0, "userContent")) == "$.evalCases[1].conversation[0].userContent"
+    assert (
+        json_path(("evalCases", 1, "conversation", 0, "userContent"))
+        == "$.evalCases[1].conversation[0].userContent"
+    )
 
 
 def test_epoch_time_must_be_a_number():

@@ -1,0 +1,679 @@
+"""Flat tables of an evaluation result, one per level, built column-wise with polars.
+
+Every frame is built from the result model in one walk (lists per column, no per-row dicts),
+turned into a ``pl.DataFrame`` with a fixed schema (an empty run gives the same columns and
+dtypes with zero rows) and, for ``backend="pandas"``, converted with ``.to_pandas()`` (pyarrow).
+``backend=None`` means ``ae.config.backend``.
+
+Levels: ``cases`` (run_id, eval_id), ``metrics`` (+ metric_name: a case's overall metric
+result), ``invocations`` (+ invocation_index, metric_name: a turn's metric result), ``rubrics``
+(+ rubric_id), ``samples`` (+ sample_index: one judge call), ``logprobs`` (+ sample_index,
+candidate, label).
+
+Reading rules. Go omits zero values, so an absent ``score`` of a passed/failed metric result
+reads as 0 (null when not evaluated), an absent ``threshold`` as 0 and an absent rubric score as
+0. An absent case ``score`` reads as the default case aggregator's value, 1 when the case passed
+and 0 when it failed (files older than case scores have none; null when not evaluated). Judge columns come from the
+``judge`` extra (:class:`~agenteval_nb.schema.extras.JudgeRecord`) and are null for results
+without one (deterministic metrics, Go-written files), except ``judge_model``, which falls back to
+the ``judgeModel.modelName`` of the result's criterion. ``evaluator`` is the metric's
+``evaluatorName`` or ``metricName`` when the metric is known (``run.metrics``), else the evaluator
+named in the judge record, else null. ``rubric_text`` comes from the result's criterion, the case
+rubrics of the eval set, or the metric definition, in that order.
+
+Columns (C cases, M metrics, I invocations, R rubrics, S samples, L logprobs):
+
+=================  =========  ======  =========================================================
+column             dtype      frames  meaning
+=================  =========  ======  =========================================================
+run_id             Int64      CMIRSL  1-based run number (``runId``)
+eval_id            String     CMIRSL  case id (``evalId``)
+eval_set_id        String     C       eval set id of the case result
+metric_name        String     MIRSL   metric name
+evaluator          String     MIRSL   evaluator name (``evaluatorName`` or ``metricName``)
+invocation_index   Int64      IRSL    0-based turn position in ``evalMetricResultPerInvocation``
+invocation_id      String     IRSL    ``invocationId`` of the actual (else expected) invocation
+rubric_id          String     R       rubric id
+call               String     S       ``sample`` (a scored judge sample) or ``extra`` (a call
+                                      made before the samples, e.g. segmentation)
+sample_index       Int64      SL      judge sample number
+candidate          String     L       ``A`` (actual response) or ``B`` (expected response)
+label              String     L       verdict label, ``A`` (best) .. ``T`` (worst)
+status             String     CMIS    ``passed``, ``failed`` or ``not_evaluated``
+score              Float64    CMIRS   score of the row's level (case, metric, turn, rubric, sample)
+threshold          Float64    MI      pass threshold (pass ⇔ score ≥ threshold)
+reason             String     MIRS    reason text of the judgement
+error              String     CS      case ``errorMessage`` / judge call error
+n_turns            Int64      C       per-invocation entries of the case result
+n_metrics          Int64      C       overall metric results of the case result
+session_id         String     C       session id used for inference
+user_id            String     C       user id used for inference
+user_text          String     I       user message of the turn
+actual_text        String     I       agent's final response (null when the invocation is absent)
+expected_text      String     I       expected final response (null when absent)
+actual_tools       List[Str]  I       names of the tools the agent called, in order
+expected_tools     List[Str]  I       names of the expected tool calls, in order
+judge_model        String     IS      judge model name
+heuristic          Boolean    IS      scored by the offline heuristic judge
+n_samples          Int64      I       judge samples of the turn
+cache_hits         Int64      I       judge samples answered from the cache
+prompt_tokens      Int64      IS      prompt tokens (I: sum over every judge call of the turn)
+completion_tokens  Int64      IS      completion tokens (I: sum over every judge call)
+latency_ms         Float64    IS      judge call latency (I: sum over every judge call)
+rubric_text        String     R       rubric text, when the metric or eval set is known
+chosen             Boolean    S       the sample picked by the samples aggregator
+cache_hit          Boolean    S       answered from the judge cache
+tokens             Int64      S       prompt + completion tokens of the call
+raw                String     S       raw judge answer
+prob               Float64    L       probability of the label (renormalised over valid labels)
+expected_score     Float64    L       expected score of the candidate's distribution
+sampled_label      String     L       label the judge actually wrote for the candidate
+valid_mass         Float64    L       probability mass on valid labels before renormalising
+entropy            Float64    L       entropy of the candidate's label distribution
+from_logprobs      Boolean    L       distribution from token logprobs (False: text fallback)
+sample_score       Float64    L       comparison score of the sample, ``0.5 + (sA − sB)/2``
+swapped_score      Float64    L       score with candidates swapped, from A's point of view
+swap_gap           Float64    L       ``sample_score − swapped_score`` (position bias)
+=================  =========  ======  =========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import polars as pl
+
+from ..config import config
+from ..schema import EvalMetricResult, EvalSetResult, Invocation
+from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
+
+if TYPE_CHECKING:
+    from .run import EvalRun
+
+Backend = Literal["pandas", "polars"]
+
+_STR = pl.String
+_INT = pl.Int64
+_F64 = pl.Float64
+_BOOL = pl.Boolean
+_STRS = pl.List(pl.String)
+
+_INVOCATION_KEY = {"run_id": _INT, "eval_id": _STR, "invocation_index": _INT, "invocation_id": _STR}
+_METRIC_KEY = {"metric_name": _STR, "evaluator": _STR}
+
+CASES_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": _INT,
+    "eval_id": _STR,
+    "eval_set_id": _STR,
+    "status": _STR,
+    "score": _F64,
+    "error": _STR,
+    "n_turns": _INT,
+    "n_metrics": _INT,
+    "session_id": _STR,
+    "user_id": _STR,
+}
+METRICS_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": _INT,
+    "eval_id": _STR,
+    **_METRIC_KEY,
+    "score": _F64,
+    "threshold": _F64,
+    "status": _STR,
+    "reason": _STR,
+}
+_TURN_SCHEMA: dict[str, pl.DataType] = {
+    **_INVOCATION_KEY,
+    "user_text": _STR,
+    "actual_text": _STR,
+    "expected_text": _STR,
+    "actual_tools": _STRS,
+    "expected_tools": _STRS,
+}
+_RESULT_SCHEMA: dict[str, pl.DataType] = {
+    "metric_name": _STR,
+    "score": _F64,
+    "threshold": _F64,
+    "status": _STR,
+    "reason": _STR,
+}
+_JUDGE_SCHEMA: dict[str, pl.DataType] = {
+    "judge_evaluator": _STR,
+    "judge_model": _STR,
+    "heuristic": _BOOL,
+    "n_samples": _INT,
+    "cache_hits": _INT,
+    "prompt_tokens": _INT,
+    "completion_tokens": _INT,
+    "latency_ms": _F64,
+}
+INVOCATIONS_SCHEMA: dict[str, pl.DataType] = {
+    **_INVOCATION_KEY,
+    **_METRIC_KEY,
+    "score": _F64,
+    "threshold": _F64,
+    "status": _STR,
+    "reason": _STR,
+    **{k: v for k, v in _TURN_SCHEMA.items() if k not in _INVOCATION_KEY},
+    **{k: v for k, v in _JUDGE_SCHEMA.items() if k != "judge_evaluator"},
+}
+RUBRICS_SCHEMA: dict[str, pl.DataType] = {
+    **_INVOCATION_KEY,
+    **_METRIC_KEY,
+    "rubric_id": _STR,
+    "score": _F64,
+    "reason": _STR,
+    "rubric_text": _STR,
+}
+SAMPLES_SCHEMA: dict[str, pl.DataType] = {
+    **_INVOCATION_KEY,
+    **_METRIC_KEY,
+    "call": _STR,
+    "sample_index": _INT,
+    "score": _F64,
+    "status": _STR,
+    "reason": _STR,
+    "chosen": _BOOL,
+    "cache_hit": _BOOL,
+    "tokens": _INT,
+    "prompt_tokens": _INT,
+    "completion_tokens": _INT,
+    "latency_ms": _F64,
+    "error": _STR,
+    "judge_model": _STR,
+    "heuristic": _BOOL,
+    "raw": _STR,
+}
+LOGPROBS_SCHEMA: dict[str, pl.DataType] = {
+    **_INVOCATION_KEY,
+    **_METRIC_KEY,
+    "sample_index": _INT,
+    "candidate": _STR,
+    "label": _STR,
+    "prob": _F64,
+    "expected_score": _F64,
+    "sampled_label": _STR,
+    "valid_mass": _F64,
+    "entropy": _F64,
+    "from_logprobs": _BOOL,
+    "sample_score": _F64,
+    "swapped_score": _F64,
+    "swap_gap": _F64,
+}
+
+SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+    "cases": CASES_SCHEMA,
+    "metrics": METRICS_SCHEMA,
+    "invocations": INVOCATIONS_SCHEMA,
+    "rubrics": RUBRICS_SCHEMA,
+    "samples": SAMPLES_SCHEMA,
+    "logprobs": LOGPROBS_SCHEMA,
+}
+"""Frame kind → column schema (names in order, polars dtypes)."""
+
+_SCALE = tuple("ABCDEFGHIJKLMNOPQRST")
+_EVALUATED = ("passed", "failed")
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def resolve_backend(backend: str | None) -> str:
+    """``backend``, or ``ae.config.backend`` when None; rejects anything but pandas/polars."""
+    chosen = config.backend if backend is None else backend
+    if chosen not in ("pandas", "polars"):
+        raise ValueError(f'backend must be "pandas" or "polars", got {chosen!r}')
+    return chosen
+
+
+def to_backend(df: pl.DataFrame, backend: str | None) -> Any:
+    """``df`` as is for polars, ``df.to_pandas()`` (via pyarrow) for pandas."""
+    return df if resolve_backend(backend) == "polars" else df.to_pandas()
+
+
+def _frame(columns: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(columns, schema=schema)
+
+
+def _score_read(score: pl.Expr, status: pl.Expr) -> pl.Expr:
+    """Go omits a zero score: null score of a passed/failed result ⇒ 0."""
+    return pl.when(score.is_null() & status.is_in(_EVALUATED)).then(0.0).otherwise(score)
+
+
+def _evaluators(run: EvalRun) -> dict[str, str]:
+    return {m.metric_name: m.evaluator_key for m in run.metrics}
+
+
+def _with_evaluator(df: pl.DataFrame, run: EvalRun, fallback: str | None = None) -> pl.DataFrame:
+    """Add ``evaluator`` from the run's metric definitions (else the ``fallback`` column)."""
+    mapping = _evaluators(run)
+    known = (
+        pl.col("metric_name").replace_strict(mapping, default=None, return_dtype=_STR)
+        if mapping
+        else pl.lit(None, dtype=_STR)
+    )
+    expr = pl.coalesce(known, pl.col(fallback)) if fallback else known
+    return df.with_columns(expr.alias("evaluator"))
+
+
+def _cases(result: EvalSetResult) -> Sequence[Any]:
+    return result.eval_case_results or ()
+
+
+def _invocation_id(per: Any) -> str | None:
+    actual: Invocation | None = per.actual_invocation
+    if actual is not None and actual.invocation_id is not None:
+        return actual.invocation_id
+    expected: Invocation | None = per.expected_invocation
+    return expected.invocation_id if expected is not None else None
+
+
+TurnResult = tuple[int | None, str | None, int, str | None, EvalMetricResult]
+"""(run_id, eval_id, invocation_index, invocation_id, metric result)."""
+
+
+def _walk(result: EvalSetResult) -> Iterator[TurnResult]:
+    """(run_id, eval_id, invocation_index, invocation_id, metric result) of every turn result."""
+    for case in _cases(result):
+        run_id, eval_id = case.run_id, case.eval_id
+        for index, per in enumerate(case.eval_metric_result_per_invocation or ()):
+            inv_id = _invocation_id(per)
+            for m in per.eval_metric_results or ():
+                yield run_id, eval_id, index, inv_id, m
+
+
+def _criterion_judge_model(m: EvalMetricResult) -> str | None:
+    crit = m.criterion
+    if crit is None or crit.llm_judge is None or crit.llm_judge.judge_model is None:
+        return None
+    return crit.llm_judge.judge_model.model_name
+
+
+def _extra_has(m: EvalMetricResult, key: str) -> bool:
+    details = m.details
+    if details is None:
+        return False
+    extra = details.__pydantic_extra__
+    return bool(extra) and key in extra
+
+
+# -- cases and metrics ----------------------------------------------------------------------------
+
+
+def cases_frame(run: EvalRun) -> pl.DataFrame:
+    """One row per case result (run_id, eval_id)."""
+    cols: dict[str, list[Any]] = {name: [] for name in CASES_SCHEMA}
+    run_ids, eval_ids, set_ids = cols["run_id"], cols["eval_id"], cols["eval_set_id"]
+    statuses, scores, errors = cols["status"], cols["score"], cols["error"]
+    n_turns, n_metrics = cols["n_turns"], cols["n_metrics"]
+    sessions, users = cols["session_id"], cols["user_id"]
+    for case in _cases(run.result):
+        run_ids.append(case.run_id)
+        eval_ids.append(case.eval_id)
+        set_ids.append(case.eval_set_id)
+        status = case.final_eval_status
+        statuses.append(status)
+        score = case.score
+        if score is None and status in _EVALUATED:
+            score = 1.0 if status == "passed" else 0.0
+        scores.append(score)
+        errors.append(case.error_message)
+        n_turns.append(len(case.eval_metric_result_per_invocation or ()))
+        n_metrics.append(len(case.overall_eval_metric_results or ()))
+        sessions.append(case.session_id)
+        users.append(case.user_id)
+    return _frame(cols, CASES_SCHEMA)
+
+
+def metrics_frame(run: EvalRun) -> pl.DataFrame:
+    """One row per overall metric result of a case result (run_id, eval_id, metric_name)."""
+    cols: dict[str, list[Any]] = {name: [] for name in METRICS_SCHEMA if name != "evaluator"}
+    run_ids, eval_ids, names = cols["run_id"], cols["eval_id"], cols["metric_name"]
+    scores, thresholds, statuses, reasons = (
+        cols["score"],
+        cols["threshold"],
+        cols["status"],
+        cols["reason"],
+    )
+    for case in _cases(run.result):
+        run_id, eval_id = case.run_id, case.eval_id
+        for m in case.overall_eval_metric_results or ():
+            run_ids.append(run_id)
+            eval_ids.append(eval_id)
+            names.append(m.metric_name)
+            scores.append(m.score)
+            thresholds.append(m.threshold)
+            statuses.append(m.eval_status)
+            details = m.details
+            reasons.append(details.reason if details is not None else None)
+    schema = {k: v for k, v in METRICS_SCHEMA.items() if k != "evaluator"}
+    df = _frame(cols, schema).with_columns(
+        _score_read(pl.col("score"), pl.col("status")).alias("score"),
+        pl.col("threshold").fill_null(0.0),
+    )
+    return _with_evaluator(df, run).select(list(METRICS_SCHEMA))
+
+
+# -- invocations ----------------------------------------------------------------------------------
+
+
+def _judge_totals(record: JudgeRecord) -> tuple[int, int, int | None, int | None, float | None]:
+    """n_samples, cache_hits, and token / latency sums over every call of the record."""
+    samples = record.samples or ()
+    hits = sum(1 for s in samples if s.cache_hit)
+    prompt = completion = None
+    latency = None
+    for s in (*samples, *(record.extra_calls or ())):
+        if s.prompt_tokens is not None:
+            prompt = (prompt or 0) + s.prompt_tokens
+        if s.completion_tokens is not None:
+            completion = (completion or 0) + s.completion_tokens
+        if s.latency_ms is not None:
+            latency = (latency or 0.0) + s.latency_ms
+    return len(samples), hits, prompt, completion, latency
+
+
+def invocations_frame(run: EvalRun) -> pl.DataFrame:
+    """One row per turn metric result (run_id, eval_id, invocation_index, metric_name).
+
+    Turn columns are collected once per turn and gathered onto its metric rows; judge columns
+    are collected only for results that carry a judge record and gathered likewise.
+    """
+    turn: dict[str, list[Any]] = {name: [] for name in _TURN_SCHEMA}
+    t_run, t_eval, t_index, t_id = (
+        turn["run_id"],
+        turn["eval_id"],
+        turn["invocation_index"],
+        turn["invocation_id"],
+    )
+    t_user, t_actual, t_expected = turn["user_text"], turn["actual_text"], turn["expected_text"]
+    t_atools, t_etools = turn["actual_tools"], turn["expected_tools"]
+
+    res: dict[str, list[Any]] = {name: [] for name in _RESULT_SCHEMA}
+    r_name, r_score, r_thr, r_status, r_reason = (
+        res["metric_name"],
+        res["score"],
+        res["threshold"],
+        res["status"],
+        res["reason"],
+    )
+    turn_of_row: list[int] = []
+    to_turn = turn_of_row.append
+
+    judge: dict[str, list[Any]] = {name: [] for name in _JUDGE_SCHEMA}
+    judge_rows: list[int] = []
+    fallback_rows: list[int] = []
+    fallback_models: list[str | None] = []
+
+    row = 0
+    for case in _cases(run.result):
+        run_id, eval_id = case.run_id, case.eval_id
+        for index, per in enumerate(case.eval_metric_result_per_invocation or ()):
+            actual = per.actual_invocation
+            expected = per.expected_invocation
+            t_run.append(run_id)
+            t_eval.append(eval_id)
+            t_index.append(index)
+            if actual is not None:
+                inv_id = actual.invocation_id
+                if inv_id is None and expected is not None:
+                    inv_id = expected.invocation_id
+                msg = actual.user_content
+                if msg is None and expected is not None:
+                    msg = expected.user_content
+                final = actual.final_response
+                t_actual.append(final.content if final is not None else None)
+                tools = actual.tools
+                t_atools.append([t.name for t in tools] if tools else [])
+            else:
+                inv_id = expected.invocation_id if expected is not None else None
+                msg = expected.user_content if expected is not None else None
+                t_actual.append(None)
+                t_atools.append(None)
+            t_id.append(inv_id)
+            t_user.append(msg.content if msg is not None else None)
+            if expected is not None:
+                final = expected.final_response
+                t_expected.append(final.content if final is not None else None)
+                tools = expected.tools
+                t_etools.append([t.name for t in tools] if tools else [])
+            else:
+                t_expected.append(None)
+                t_etools.append(None)
+
+            turn_no = len(t_run) - 1
+            for m in per.eval_metric_results or ():
+                to_turn(turn_no)
+                r_name.append(m.metric_name)
+                r_score.append(m.score)
+                r_thr.append(m.threshold)
+                r_status.append(m.eval_status)
+                details = m.details
+                if details is None:
+                    r_reason.append(None)
+                else:
+                    r_reason.append(details.reason)
+                    extra = details.__pydantic_extra__
+                    if extra and JUDGE_KEY in extra:
+                        record = judge_record(details)
+                        if record is not None:
+                            judge_rows.append(row)
+                            _append_judge(judge, record)
+                if m.criterion is not None and m.criterion.llm_judge is not None:
+                    fallback_rows.append(row)
+                    fallback_models.append(_criterion_judge_model(m))
+                row += 1
+
+    n = row
+    turns = _frame(turn, _TURN_SCHEMA)
+    results = _frame(res, _RESULT_SCHEMA)
+    gathered = turns[pl.Series(turn_of_row, dtype=pl.UInt32)] if n else turns.clear()
+    judged = _sparse(judge, _JUDGE_SCHEMA, judge_rows, n)
+    criterion_model = _sparse(
+        {"criterion_model": fallback_models}, {"criterion_model": _STR}, fallback_rows, n
+    )
+    df = pl.concat([gathered, results, judged, criterion_model], how="horizontal").with_columns(
+        _score_read(pl.col("score"), pl.col("status")).alias("score"),
+        pl.col("threshold").fill_null(0.0),
+        pl.coalesce(pl.col("judge_model"), pl.col("criterion_model")).alias("judge_model"),
+    )
+    return _with_evaluator(df, run, fallback="judge_evaluator").select(list(INVOCATIONS_SCHEMA))
+
+
+def _append_judge(judge: dict[str, list[Any]], record: JudgeRecord) -> None:
+    n_samples, hits, prompt, completion, latency = _judge_totals(record)
+    judge["judge_evaluator"].append(record.evaluator)
+    judge["judge_model"].append(record.model)
+    judge["heuristic"].append(record.heuristic)
+    judge["n_samples"].append(n_samples)
+    judge["cache_hits"].append(hits)
+    judge["prompt_tokens"].append(prompt)
+    judge["completion_tokens"].append(completion)
+    judge["latency_ms"].append(latency)
+
+
+def _sparse(
+    columns: dict[str, list[Any]], schema: dict[str, pl.DataType], rows: list[int], n: int
+) -> pl.DataFrame:
+    """An ``n``-row frame holding ``columns`` at ``rows`` and nulls elsewhere."""
+    small = _frame(columns, schema)
+    if len(rows) == n:
+        return small
+    nulls = pl.DataFrame({k: [None] for k in schema}, schema=schema)
+    small = pl.concat([small, nulls])
+    index = np.full(n, len(rows), dtype=np.uint32)
+    if rows:
+        index[np.asarray(rows, dtype=np.int64)] = np.arange(len(rows), dtype=np.uint32)
+    return small[pl.Series(index)]
+
+
+# -- rubrics, samples, logprobs -------------------------------------------------------------------
+
+
+def _rubric_texts(
+    run: EvalRun,
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str, str], str]]:
+    """Rubric text by (metric, rubric id) from the metric definitions, and by (case, metric, id)
+    from the eval sets' case rubrics."""
+    by_metric: dict[tuple[str, str], str] = {}
+    for metric in run.metrics:
+        crit = metric.criterion
+        if crit is None or crit.llm_judge is None:
+            continue
+        for rubric in crit.llm_judge.rubrics or ():
+            if rubric.id is not None and rubric.content is not None and rubric.content.text:
+                by_metric[(metric.metric_name, rubric.id)] = rubric.content.text
+    by_case: dict[tuple[str, str, str], str] = {}
+    for evalset in run.evalsets:
+        for case in evalset.eval_cases or ():
+            for rubric in case.rubrics or ():
+                if rubric.id is None or rubric.content is None or not rubric.content.text:
+                    continue
+                by_case[(case.eval_id, rubric.metric_name or "", rubric.id)] = rubric.content.text
+    return by_metric, by_case
+
+
+def _criterion_rubrics(m: EvalMetricResult) -> dict[str, str]:
+    crit = m.criterion
+    if crit is None or crit.llm_judge is None:
+        return {}
+    return {
+        r.id: r.content.text
+        for r in crit.llm_judge.rubrics or ()
+        if r.id is not None and r.content is not None and r.content.text
+    }
+
+
+def rubrics_frame(run: EvalRun) -> pl.DataFrame:
+    """One row per rubric score of a turn metric result."""
+    names = [k for k in RUBRICS_SCHEMA if k != "evaluator"]
+    cols: dict[str, list[Any]] = {name: [] for name in names}
+    by_metric, by_case = _rubric_texts(run)
+    for run_id, eval_id, index, inv_id, m in _walk(run.result):
+        details = m.details
+        if details is None or not details.rubric_scores:
+            continue
+        own = _criterion_rubrics(m)
+        name = m.metric_name or ""
+        for rubric in details.rubric_scores:
+            rid = rubric.id
+            text = None
+            if rid is not None:
+                text = (
+                    own.get(rid)
+                    or by_case.get((eval_id or "", name, rid))
+                    or by_metric.get((name, rid))
+                )
+            cols["run_id"].append(run_id)
+            cols["eval_id"].append(eval_id)
+            cols["invocation_index"].append(index)
+            cols["invocation_id"].append(inv_id)
+            cols["metric_name"].append(m.metric_name)
+            cols["rubric_id"].append(rid)
+            cols["score"].append(0.0 if rubric.score is None else rubric.score)
+            cols["reason"].append(rubric.reason)
+            cols["rubric_text"].append(text)
+    df = _frame(cols, {k: RUBRICS_SCHEMA[k] for k in names})
+    return _with_evaluator(df, run).select(list(RUBRICS_SCHEMA))
+
+
+def samples_frame(run: EvalRun) -> pl.DataFrame:
+    """One row per judge call (scored sample or extra call) of a turn metric result."""
+    names = [*(k for k in SAMPLES_SCHEMA if k != "evaluator"), "judge_evaluator"]
+    cols: dict[str, list[Any]] = {name: [] for name in names}
+    for run_id, eval_id, index, inv_id, m in _walk(run.result):
+        if not _extra_has(m, JUDGE_KEY):
+            continue
+        record = judge_record(m.details)
+        if record is None:
+            continue
+        model = record.model or _criterion_judge_model(m)
+        calls = [("extra", s) for s in record.extra_calls or ()]
+        calls.extend(("sample", s) for s in record.samples or ())
+        for kind, s in calls:
+            cols["run_id"].append(run_id)
+            cols["eval_id"].append(eval_id)
+            cols["invocation_index"].append(index)
+            cols["invocation_id"].append(inv_id)
+            cols["metric_name"].append(m.metric_name)
+            cols["judge_evaluator"].append(record.evaluator)
+            cols["call"].append(kind)
+            cols["sample_index"].append(s.sample_index)
+            cols["score"].append(s.score)
+            cols["status"].append(s.status)
+            cols["reason"].append(s.reason)
+            cols["chosen"].append(s.chosen)
+            cols["cache_hit"].append(s.cache_hit)
+            p, c = s.prompt_tokens, s.completion_tokens
+            cols["tokens"].append(None if p is None and c is None else (p or 0) + (c or 0))
+            cols["prompt_tokens"].append(p)
+            cols["completion_tokens"].append(c)
+            cols["latency_ms"].append(s.latency_ms)
+            cols["error"].append(s.error)
+            cols["judge_model"].append(model)
+            cols["heuristic"].append(record.heuristic)
+            cols["raw"].append(s.raw)
+    schema = {k: SAMPLES_SCHEMA.get(k, _STR) for k in names}
+    df = _frame(cols, schema)
+    return _with_evaluator(df, run, fallback="judge_evaluator").select(list(SAMPLES_SCHEMA))
+
+
+def logprobs_frame(run: EvalRun) -> pl.DataFrame:
+    """One row per (turn metric result, verifier sample, candidate, label)."""
+    names = [k for k in LOGPROBS_SCHEMA if k != "evaluator"]
+    cols: dict[str, list[Any]] = {name: [] for name in names}
+    for run_id, eval_id, index, inv_id, m in _walk(run.result):
+        if not _extra_has(m, VERIFIER_KEY):
+            continue
+        record = verifier_record(m.details)
+        if record is None:
+            continue
+        for sample in record.samples or ():
+            for candidate, dist in (("A", sample.a), ("B", sample.b)):
+                if dist is None or not dist.probs:
+                    continue
+                labels = dist.labels or _SCALE[: len(dist.probs)]
+                for label, prob in zip(labels, dist.probs, strict=False):
+                    cols["run_id"].append(run_id)
+                    cols["eval_id"].append(eval_id)
+                    cols["invocation_index"].append(index)
+                    cols["invocation_id"].append(inv_id)
+                    cols["metric_name"].append(m.metric_name)
+                    cols["sample_index"].append(sample.sample_index)
+                    cols["candidate"].append(candidate)
+                    cols["label"].append(label)
+                    cols["prob"].append(prob)
+                    cols["expected_score"].append(dist.expected_score)
+                    cols["sampled_label"].append(dist.sampled_label)
+                    cols["valid_mass"].append(dist.valid_mass)
+                    cols["entropy"].append(dist.entropy)
+                    cols["from_logprobs"].append(dist.from_logprobs)
+                    cols["sample_score"].append(sample.score)
+                    cols["swapped_score"].append(sample.swapped_score)
+                    cols["swap_gap"].append(sample.swap_gap)
+    df = _frame(cols, {k: LOGPROBS_SCHEMA[k] for k in names})
+    return _with_evaluator(df, run).select(list(LOGPROBS_SCHEMA))
+
+
+BUILDERS = {
+    "cases": cases_frame,
+    "metrics": metrics_frame,
+    "invocations": invocations_frame,
+    "rubrics": rubrics_frame,
+    "samples": samples_frame,
+    "logprobs": logprobs_frame,
+}
+"""Frame kind → builder ``(EvalRun) -> pl.DataFrame``."""
+
+
+def frame(run: EvalRun, kind: str, backend: str | None = None) -> Any:
+    """The ``kind`` frame of ``run`` (see :data:`BUILDERS`) in ``backend``."""
+    try:
+        builder = BUILDERS[kind]
+    except KeyError:
+        known = sorted(BUILDERS)
+        raise ValueError(f"unknown frame kind {kind!r}; expected one of {known}") from None
+    resolve_backend(backend)
+    return to_backend(builder(run), backend)

@@ -1,0 +1,264 @@
+"""Turning saved results into :class:`EvalRun` objects, and the reference pass@k inputs.
+
+``load_run`` accepts whatever the Go framework (or this package) writes — a
+``.evalset_result.json`` path, the legacy file whose whole content is a JSON string (SPEC §1.7),
+JSON text, a dict, an ``EvalSetResult`` — and computes a missing ``summary`` from the case
+results (SPEC §8.6), as older Go files have none. A directory gives a :class:`RunCollection` of
+every result file under it.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+from ..engine.summary import summarize
+from ..io import Source, load_evalset, load_metrics, load_result
+from ..schema import EvalMetric, EvalSet, EvalSetResult
+from .run import EvalRun
+
+RESULT_SUFFIX = ".evalset_result.json"
+
+EvalSetArg = Source | EvalSet | Sequence[Source | EvalSet] | None
+MetricsArg = Source | Sequence[EvalMetric] | None
+
+
+def _path_of(src: Any) -> Path | None:
+    """``src`` as a path when it names a file system entry (not JSON text, not a model)."""
+    if isinstance(src, os.PathLike):
+        return Path(os.fspath(src))
+    if isinstance(src, str) and src.lstrip()[:1] not in ("{", "[", '"'):
+        return Path(src)
+    return None
+
+
+def _is_dir(src: Any) -> bool:
+    path = _path_of(src)
+    return path is not None and path.is_dir()
+
+
+def _evalsets(evalset: EvalSetArg) -> list[EvalSet]:
+    if evalset is None:
+        return []
+    if isinstance(evalset, (list, tuple)):
+        return [load_evalset(e) for e in evalset]
+    return [load_evalset(evalset)]  # type: ignore[arg-type]
+
+
+def with_summary(result: EvalSetResult) -> tuple[EvalSetResult, list[str]]:
+    """``result`` itself when it has a summary, else a copy with one computed (SPEC §8.6).
+
+    Case results without ``runId`` (files older than multi-run evaluation) are read as run 1;
+    a warning says so.
+    """
+    if result.summary is not None:
+        return result, []
+    cases = list(result.eval_case_results or ())
+    notes: list[str] = []
+    unnumbered = [i for i, c in enumerate(cases) if c is not None and not c.run_id]
+    if unnumbered:
+        for i in unnumbered:
+            cases[i] = cases[i].model_copy(update={"run_id": 1})
+        notes.append(f"{len(unnumbered)} case result(s) without runId read as run 1")
+    summary = summarize(cases, None)
+    update: dict[str, Any] = {"summary": summary}
+    if unnumbered:
+        update["eval_case_results"] = cases
+    return result.model_copy(update=update), notes
+
+
+@overload
+def load_run(
+    path_or_result: EvalSetResult | Mapping[str, Any] | EvalRun,
+    evalset: EvalSetArg = None,
+    metrics: MetricsArg = None,
+) -> EvalRun: ...
+
+
+@overload
+def load_run(
+    path_or_result: str | os.PathLike[str],
+    evalset: EvalSetArg = None,
+    metrics: MetricsArg = None,
+) -> EvalRun | RunCollection: ...
+
+
+def load_run(
+    path_or_result: Any,
+    evalset: EvalSetArg = None,
+    metrics: MetricsArg = None,
+) -> EvalRun | RunCollection:
+    """An :class:`EvalRun` from a result (file, text, dict or model), or a
+    :class:`RunCollection` from a directory of ``*.evalset_result.json`` files.
+
+    ``evalset`` (one or a list) and ``metrics`` are what was evaluated; they add rubric texts
+    and evaluator names to the frames. A missing ``summary`` is computed (the returned run's
+    ``info["summary_computed"]`` is True); the file itself is not changed.
+    """
+    if _is_dir(path_or_result):
+        return RunCollection.from_dir(path_or_result, evalset=evalset, metrics=metrics)
+    sets = _evalsets(evalset)
+    metric_list = load_metrics(metrics) if metrics is not None else []  # type: ignore[arg-type]
+    if isinstance(path_or_result, EvalRun):
+        return EvalRun(
+            result=with_summary(path_or_result.result)[0],
+            evalsets=sets or list(path_or_result.evalsets),
+            metrics=metric_list or list(path_or_result.metrics),
+            warnings=list(path_or_result.warnings),
+            app_name=path_or_result.app_name,
+            elapsed_s=path_or_result.elapsed_s,
+            info=dict(path_or_result.info),
+        )
+    result = load_result(path_or_result)
+    computed = result.summary is None
+    result, notes = with_summary(result)
+    info: dict[str, Any] = {"summary_computed": computed}
+    app_name = ""
+    path = _path_of(path_or_result)
+    if path is not None:
+        info["source"] = str(path)
+        if path.name.endswith(RESULT_SUFFIX):
+            app_name = path.parent.name
+    return EvalRun(
+        result=result,
+        evalsets=sets,
+        metrics=metric_list,
+        warnings=notes,
+        app_name=app_name,
+        info=info,
+    )
+
+
+class RunCollection(Sequence[EvalRun]):
+    """Runs keyed by result id, in key order: index by position or by key.
+
+    ``concat_df(kind)`` stacks one frame kind of every run with a leading ``result_id`` column;
+    ``compare(a, b)`` compares two runs given by key or position.
+    """
+
+    def __init__(self, runs: Mapping[str, EvalRun]) -> None:
+        self._runs = dict(runs)
+        self._keys = list(self._runs)
+
+    @classmethod
+    def from_dir(
+        cls,
+        directory: str | os.PathLike[str],
+        evalset: EvalSetArg = None,
+        metrics: MetricsArg = None,
+    ) -> RunCollection:
+        """Every ``*.evalset_result.json`` under ``directory`` (recursively), sorted by path.
+
+        The key is the file's result id (name without suffix), or its path relative to
+        ``directory`` (without suffix) when two files share an id.
+        """
+        root = Path(os.fspath(directory))
+        paths = sorted(p for p in root.rglob(f"*{RESULT_SUFFIX}") if p.is_file())
+        stems = [p.name[: -len(RESULT_SUFFIX)] for p in paths]
+        sets = _evalsets(evalset)
+        metric_list = load_metrics(metrics) if metrics is not None else []  # type: ignore[arg-type]
+        runs: dict[str, EvalRun] = {}
+        for path, stem in zip(paths, stems, strict=True):
+            key = stem
+            if stems.count(stem) > 1:
+                key = path.relative_to(root).as_posix()[: -len(RESULT_SUFFIX)]
+            runs[key] = load_run(path, evalset=sets or None, metrics=metric_list or None)  # type: ignore[assignment]
+        return cls(runs)
+
+    def keys(self) -> list[str]:
+        return list(self._keys)
+
+    def items(self) -> list[tuple[str, EvalRun]]:
+        return [(k, self._runs[k]) for k in self._keys]
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[EvalRun]:
+        return (self._runs[k] for k in self._keys)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._runs or any(item is run for run in self._runs.values())
+
+    @overload
+    def __getitem__(self, key: int | str) -> EvalRun: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> RunCollection: ...
+
+    def __getitem__(self, key: int | str | slice) -> EvalRun | RunCollection:
+        if isinstance(key, slice):
+            return RunCollection({k: self._runs[k] for k in self._keys[key]})
+        if isinstance(key, str):
+            return self._runs[key]
+        return self._runs[self._keys[key]]
+
+    def concat_df(self, kind: str, backend: str | None = None) -> Any:
+        """One frame kind (``"cases"``, ``"metrics"``, ``"invocations"`` …) of every run,
+        stacked, with a leading ``result_id`` column (the collection key)."""
+        import polars as pl
+
+        from .frames import SCHEMAS, frame, to_backend
+
+        if kind not in SCHEMAS:
+            raise ValueError(f"unknown frame kind {kind!r}; expected one of {sorted(SCHEMAS)}")
+        parts = [
+            frame(run, kind, "polars").select(
+                pl.lit(key, dtype=pl.String).alias("result_id"), pl.all()
+            )
+            for key, run in self.items()
+        ]
+        if not parts:
+            parts = [pl.DataFrame(schema={"result_id": pl.String, **SCHEMAS[kind]})]
+        return to_backend(pl.concat(parts, how="vertical"), backend)
+
+    def compare(self, a: int | str, b: int | str, **kwargs: Any) -> Any:
+        """Paired comparison of runs ``a`` and ``b`` (keys or positions); see ``ae.compare``."""
+        from .compare import compare
+
+        return compare(self[a], self[b], **kwargs)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(self._keys[:5]) + (" …" if len(self) > 5 else "")
+        return f"RunCollection({len(self)} runs: {shown})"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(key)}</td><td>{html.escape(repr(run))}</td></tr>"
+            for key, run in self.items()
+        )
+        return f"<table><tr><th>result id</th><th>run</th></tr>{rows}</table>"
+
+
+def parse_pass_nc(run_or_result: Any) -> tuple[int, int]:
+    """``(n, c)`` for the reference pass@k (SPEC §7): ``n = summary.numRuns``, ``c =
+    summary.runStatusCounts.passed`` — runs of the whole eval set, absent counts read as 0.
+
+    Accepts an :class:`EvalRun`, an ``EvalSetResult`` (or its dict), or an object with an
+    ``eval_set_result`` attribute (the in-memory evaluation result). Raises ``ValueError`` with
+    the reference texts: ``"evaluation result is nil"``, ``"eval set result is nil"``,
+    ``"eval set result summary is nil"``, ``"run status counts is nil"``.
+    """
+    if run_or_result is None:
+        raise ValueError("evaluation result is nil")
+    if isinstance(run_or_result, EvalRun):
+        result = run_or_result.result
+    elif isinstance(run_or_result, EvalSetResult):
+        result = run_or_result
+    elif isinstance(run_or_result, Mapping):
+        inner = run_or_result.get("evalSetResult", run_or_result)
+        result = None if inner is None else load_result(dict(inner))
+    else:
+        result = getattr(run_or_result, "eval_set_result", None)
+    if result is None:
+        raise ValueError("eval set result is nil")
+    summary = result.summary
+    if summary is None:
+        raise ValueError("eval set result summary is nil")
+    counts = summary.run_status_counts
+    if counts is None:
+        raise ValueError("run status counts is nil")
+    return summary.num_runs or 0, counts.passed or 0

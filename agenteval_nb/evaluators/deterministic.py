@@ -1,0 +1,124 @@
+"""Deterministic evaluators (SPEC §2): ``tool_trajectory_avg_score``, ``final_response_avg_score``.
+
+Per turn: score 1 when the criterion matches, else 0; status ``passed`` iff score >= threshold;
+details ``{reason, score, value: {kind: numeric, numeric: score}}``. Reasons:
+``"tool trajectory mismatch: <error>"`` (a mismatch without error leaves the reason empty, as in
+the reference) and ``"final response mismatch[: <errors>]"``; a match has an empty reason.
+No turns ⇒ ``not_evaluated`` with score 0; else the score is the mean and the status follows
+the threshold. Case-failing errors (:class:`~.base.EvaluatorError`): the criterion is not
+configured, or the turn counts differ.
+"""
+
+from __future__ import annotations
+
+from ..criteria.errors import Reason
+from ..criteria.final_response import final_response_reason
+from ..criteria.hooks import NO_HOOKS, Hooks
+from ..criteria.trajectory import trajectory_reason
+from ..schema import (
+    EvalMetric,
+    EvalMetricResultDetails,
+    EvalStatus,
+    Invocation,
+    ScoreValue,
+    status_for,
+)
+from .base import EvaluateResult, EvaluationContext, EvaluatorError, PerInvocationResult
+
+
+def _hooks(context: EvaluationContext | None) -> Hooks:
+    return context.hooks if context is not None else NO_HOOKS
+
+
+def _turn_result(
+    actual: Invocation, expected: Invocation, matched: bool, reason: str, threshold: float
+) -> PerInvocationResult:
+    score = 1.0 if matched else 0.0
+    return PerInvocationResult(
+        actual_invocation=actual,
+        expected_invocation=expected,
+        score=score,
+        status=status_for(score, threshold),
+        details=EvalMetricResultDetails(
+            reason=reason, score=score, value=ScoreValue(kind="numeric", numeric=score)
+        ),
+    )
+
+
+def _overall(turns: list[PerInvocationResult], threshold: float) -> EvaluateResult:
+    if not turns:
+        return EvaluateResult(0.0, EvalStatus.NOT_EVALUATED, [])
+    overall = sum(turn.score for turn in turns) / len(turns)
+    return EvaluateResult(overall, status_for(overall, threshold), turns)
+
+
+def _check_counts(label: str, actuals: list[Invocation], expecteds: list[Invocation]) -> None:
+    if len(actuals) != len(expecteds):
+        raise EvaluatorError(
+            f"{label}: actual invocations ({len(actuals)}) and expected invocations "
+            f"({len(expecteds)}) count mismatch"
+        )
+
+
+class ToolTrajectoryEvaluator:
+    """``tool_trajectory_avg_score``: per-turn tool-call match (SPEC §3.1), averaged."""
+
+    name = "tool_trajectory_avg_score"
+    description = (
+        "Compares the tool calls of each turn with the expected ones (name, arguments, result)"
+    )
+
+    async def evaluate(
+        self,
+        actuals: list[Invocation],
+        expecteds: list[Invocation],
+        metric: EvalMetric,
+        *,
+        context: EvaluationContext | None = None,
+    ) -> EvaluateResult:
+        criterion = metric.criterion.tool_trajectory if metric and metric.criterion else None
+        if criterion is None:
+            raise EvaluatorError("tool trajectory criterion not configured")
+        _check_counts("tooltrajectory", actuals, expecteds)
+        hooks = _hooks(context)
+        threshold = metric.threshold_value
+        turns = []
+        for actual, expected in zip(actuals, expecteds, strict=True):
+            cause: Reason | None = trajectory_reason(criterion, actual, expected, hooks)
+            reason = ""
+            if cause is not None:
+                text = cause()
+                reason = f"tool trajectory mismatch: {text}" if text else ""
+            turns.append(_turn_result(actual, expected, cause is None, reason, threshold))
+        return _overall(turns, threshold)
+
+
+class FinalResponseEvaluator:
+    """``final_response_avg_score``: per-turn final-response match (SPEC §3.7), averaged."""
+
+    name = "final_response_avg_score"
+    description = "Compares each final response with the expected one (text, JSON, ROUGE, XML)"
+
+    async def evaluate(
+        self,
+        actuals: list[Invocation],
+        expecteds: list[Invocation],
+        metric: EvalMetric,
+        *,
+        context: EvaluationContext | None = None,
+    ) -> EvaluateResult:
+        criterion = metric.criterion.final_response if metric and metric.criterion else None
+        if criterion is None:
+            raise EvaluatorError("final response criterion not configured")
+        _check_counts("finalresponse", actuals, expecteds)
+        hooks = _hooks(context)
+        threshold = metric.threshold_value
+        turns = []
+        for actual, expected in zip(actuals, expecteds, strict=True):
+            cause = final_response_reason(criterion, actual, expected, hooks)
+            reason = ""
+            if cause is not None:
+                text = cause()
+                reason = f"final response mismatch: {text}" if text else "final response mismatch"
+            turns.append(_turn_result(actual, expected, cause is None, reason, threshold))
+        return _overall(turns, threshold)

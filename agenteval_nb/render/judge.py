@@ -1,0 +1,132 @@
+"""Judge samples of LLM evaluators (the ``judge`` record stored in per-invocation details)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markupsafe import Markup
+
+from ..schema import EvalMetricResult
+from ..schema.extras import JudgeRecord, JudgeSample, judge_record
+from .text import join, number, status_badge, text
+
+HEURISTIC_LABEL = "OFFLINE HEURISTIC JUDGE — not an LLM"
+"""Shown next to every judgement whose scores came from the offline heuristic judge."""
+
+
+def heuristic_badge() -> Markup:
+    return Markup('<span class="ae-heuristic">{}</span>').format(HEURISTIC_LABEL)
+
+
+def _tokens(sample: JudgeSample) -> str:
+    parts = [
+        f"{name} {value}"
+        for name, value in (
+            ("prompt", sample.prompt_tokens),
+            ("completion", sample.completion_tokens),
+            ("cached", sample.cached_tokens),
+            ("reasoning", sample.reasoning_tokens),
+        )
+        if value is not None
+    ]
+    return ", ".join(parts) or "—"
+
+
+def _reason_cell(sample: JudgeSample) -> Markup:
+    out = [Markup('<span class="ae-pre">{}</span>').format(text(sample.reason))]
+    if sample.error:
+        out.append(
+            Markup('<div class="ae-error ae-pre">error: {}</div>').format(text(sample.error))
+        )
+    if sample.rubric_scores:
+        items = join(
+            Markup("<li><code>{}</code> {}: {}</li>").format(
+                text(rs.id), number(rs.score), text(rs.reason)
+            )
+            for rs in sample.rubric_scores
+        )
+        out.append(Markup("<ul>{}</ul>").format(items))
+    if sample.raw:
+        out.append(
+            Markup("<details><summary>raw answer</summary><pre>{}</pre></details>").format(
+                text(sample.raw)
+            )
+        )
+    return join(out)
+
+
+def samples_table(samples: Sequence[JudgeSample]) -> Markup:
+    """One row per sample: index, chosen mark, score, status, reason, cache hit, tokens, latency."""
+    rows = [
+        Markup(
+            '<tr><td class="ae-num">{}</td><td>{}</td><td class="ae-num">{}</td><td>{}</td>'
+            '<td>{}</td><td>{}</td><td>{}</td><td class="ae-num">{}</td></tr>'
+        ).format(
+            s.sample_index,
+            Markup('<span class="ae-chosen">★ chosen</span>') if s.chosen else "",
+            number(s.score),
+            status_badge(s.status) if s.status else "—",
+            _reason_cell(s),
+            "hit" if s.cache_hit else "miss",
+            _tokens(s),
+            "—" if s.latency_ms is None else f"{number(s.latency_ms, 1)} ms",
+        )
+        for s in samples
+    ]
+    return Markup(
+        '<table class="ae-samples"><tr><th>#</th><th>chosen</th><th>score</th><th>status</th>'
+        "<th>reason</th><th>cache</th><th>tokens</th><th>latency</th></tr>{}</table>"
+    ).format(join(rows))
+
+
+def judge_block(metric_name: str | None, record: JudgeRecord) -> Markup:
+    """Heading (metric, evaluator, model, heuristic label), prompt, extra calls and samples."""
+    head = Markup("<h4><code>{}</code> judged by {}{}{}</h4>").format(
+        text(metric_name),
+        text(record.model or "unknown model"),
+        Markup(' <span class="ae-muted">(evaluator {})</span>').format(text(record.evaluator))
+        if record.evaluator
+        else "",
+        Markup(" ") + heuristic_badge() if record.heuristic else "",
+    )
+    parts = [head]
+    if record.prompt:
+        msgs = join(
+            Markup(
+                '<div class="ae-msg"><div class="ae-msg-role">{}</div><pre>{}</pre></div>'
+            ).format(text(m.role), text(m.content))
+            for m in record.prompt
+        )
+        parts.append(
+            Markup("<details><summary>judge prompt ({} messages)</summary>{}</details>").format(
+                len(record.prompt), msgs
+            )
+        )
+    if record.extra_calls:
+        parts.append(
+            Markup("<details><summary>calls before scoring ({})</summary>{}</details>").format(
+                len(record.extra_calls), samples_table(record.extra_calls)
+            )
+        )
+    if record.samples:
+        parts.append(samples_table(record.samples))
+    else:
+        parts.append(Markup('<span class="ae-note">no samples recorded</span>'))
+    return join(parts)
+
+
+def judge_section(results: Sequence[EvalMetricResult]) -> Markup:
+    """Every judge record among ``results``; empty markup when none has one."""
+    blocks = []
+    for r in results:
+        record = judge_record(r.details)
+        if record is not None:
+            blocks.append(judge_block(r.metric_name, record))
+    return join(blocks)
+
+
+def uses_heuristic(results: Sequence[EvalMetricResult]) -> bool:
+    """True when any of ``results`` was scored by the offline heuristic judge."""
+    return any(
+        (record := judge_record(r.details)) is not None and record.heuristic for r in results
+    )

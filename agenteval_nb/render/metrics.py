@@ -1,0 +1,91 @@
+"""Metric results and rubric scores as tables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from markupsafe import Markup
+
+from ..schema import EvalMetricResult
+from .text import join, number, status_badge, status_class, text
+
+
+def _reason(result: EvalMetricResult) -> Markup:
+    reason = result.details.reason if result.details is not None else None
+    if not reason:
+        return Markup("")
+    return Markup('<span class="ae-pre">{}</span>').format(text(reason))
+
+
+def metrics_table(results: Sequence[EvalMetricResult]) -> Markup:
+    """One row per metric: name, score, status, threshold, reason (failed rows tinted)."""
+    if not results:
+        return Markup('<span class="ae-note">no metric results</span>')
+    rows = [
+        Markup(
+            '<tr class="{}"><td><code>{}</code></td><td class="ae-num">{}</td><td>{}</td>'
+            '<td class="ae-num">{}</td><td>{}</td></tr>'
+        ).format(
+            "ae-row-fail" if status_class(r.eval_status) == "ae-fail" else "",
+            text(r.metric_name),
+            number(r.score),
+            status_badge(r.eval_status),
+            number(r.threshold),
+            _reason(r),
+        )
+        for r in results
+    ]
+    return Markup(
+        '<table class="ae-metrics"><tr><th>metric</th><th>score</th><th>status</th>'
+        "<th>threshold</th><th>reason</th></tr>{}</table>"
+    ).format(join(rows))
+
+
+def rubric_texts_of(results: Sequence[EvalMetricResult]) -> dict[tuple[str, str], str]:
+    """(metric name, rubric id) → rubric text, from the criteria stored with the results."""
+    out: dict[tuple[str, str], str] = {}
+    for r in results:
+        judge = r.criterion.llm_judge if r.criterion is not None else None
+        for rubric in (judge.rubrics if judge is not None else None) or ():
+            content = rubric.content.text if rubric.content is not None else None
+            if rubric.id and (content or rubric.description):
+                out[(r.metric_name or "", rubric.id)] = content or rubric.description or ""
+    return out
+
+
+def rubrics_table(
+    results: Sequence[EvalMetricResult],
+    rubric_texts: Mapping[tuple[str, str], str] | None = None,
+) -> Markup:
+    """One row per rubric score: metric, rubric id, rubric text, score, reason.
+
+    A rubric's text is taken from the criterion stored with the result, else from
+    ``rubric_texts`` (case rubrics, metric definitions). Empty markup when no metric has rubric
+    scores.
+    """
+    texts = dict(rubric_texts or {})
+    texts.update(rubric_texts_of(results))
+    rows: list[Markup] = []
+    for r in results:
+        scores = r.details.rubric_scores if r.details is not None else None
+        for score in scores or ():
+            rubric = texts.get((r.metric_name or "", score.id or ""), "")
+            rows.append(
+                Markup(
+                    "<tr><td><code>{}</code></td><td><code>{}</code></td>"
+                    '<td class="ae-pre">{}</td><td class="ae-num">{}</td>'
+                    '<td class="ae-pre">{}</td></tr>'
+                ).format(
+                    text(r.metric_name),
+                    text(score.id),
+                    text(rubric),
+                    number(score.score),
+                    text(score.reason),
+                )
+            )
+    if not rows:
+        return Markup("")
+    return Markup(
+        '<table class="ae-rubrics"><tr><th>metric</th><th>rubric</th><th>text</th>'
+        "<th>score</th><th>reason</th></tr>{}</table>"
+    ).format(join(rows))

@@ -1,0 +1,262 @@
+"""Tool trajectory: expected and actual calls aligned, arguments and results compared by key.
+
+Alignment pairs calls by name in order (a longest-matching-blocks diff of the two name
+sequences): equal runs pair one to one; a run replaced by another pairs by position; the
+remaining calls are *missing* (expected only) or *extra* (actual only). This is for reading;
+the metric's own verdict and reason (order-sensitive, subset or bipartite matching) are shown
+above the table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from itertools import zip_longest
+from typing import Any
+
+from markupsafe import Markup
+
+from ..schema import EvalMetricResult, Tool
+from .text import join, json_text, number, status_badge, text
+
+MAX_DEPTH = 4
+"""Nested objects deeper than this are compared as whole values."""
+MAX_ROWS = 200
+"""Key rows shown per arguments/result table."""
+NUMBER_TOLERANCE = 1e-6
+"""Numbers closer than this count as equal (the default JSON criterion tolerance)."""
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+"""Marks a key present on one side only."""
+
+
+@dataclass(frozen=True)
+class ToolPair:
+    """One row of the alignment; ``expected`` or ``actual`` is ``None`` for a missing/extra call."""
+
+    expected: Tool | None
+    actual: Tool | None
+    expected_index: int | None
+    actual_index: int | None
+
+
+@dataclass(frozen=True)
+class KeyDiff:
+    """One compared key path: ``""`` is the whole value."""
+
+    path: str
+    expected: Any
+    actual: Any
+    same: bool
+
+
+def align_tools(expected: Sequence[Tool], actual: Sequence[Tool]) -> list[ToolPair]:
+    """Pair expected and actual calls by name in order, then by position (module docstring)."""
+    matcher = SequenceMatcher(
+        None, [t.name or "" for t in expected], [t.name or "" for t in actual], autojunk=False
+    )
+    pairs: list[ToolPair] = []
+    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for i, j in zip_longest(range(i1, i2), range(j1, j2)):
+            pairs.append(
+                ToolPair(
+                    expected[i] if i is not None else None,
+                    actual[j] if j is not None else None,
+                    i,
+                    j,
+                )
+            )
+    return pairs
+
+
+def _decoded(value: Any) -> Any:
+    """A JSON string argument (as some producers store them) decoded; anything else as is."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """JSON equality with numbers equal within :data:`NUMBER_TOLERANCE`."""
+    if _is_number(a) and _is_number(b):
+        fa, fb = float(a), float(b)
+        if math.isnan(fa) or math.isnan(fb):
+            return math.isnan(fa) and math.isnan(fb)
+        return abs(fa - fb) <= NUMBER_TOLERANCE
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def _child(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def diff_values(expected: Any, actual: Any) -> list[KeyDiff]:
+    """Key-by-key comparison of two JSON values (objects and arrays flattened to paths)."""
+    rows: list[KeyDiff] = []
+
+    def walk(path: str, e: Any, a: Any, depth: int) -> None:
+        if depth < MAX_DEPTH and isinstance(e, dict) and isinstance(a, dict):
+            keys = list(e) + [k for k in a if k not in e]
+            if not keys:
+                rows.append(KeyDiff(path, e, a, True))
+            for key in keys:
+                walk(_child(path, key), e.get(key, ABSENT), a.get(key, ABSENT), depth + 1)
+            return
+        if depth < MAX_DEPTH and isinstance(e, list) and isinstance(a, list) and e and a:
+            for i, (x, y) in enumerate(zip_longest(e, a, fillvalue=ABSENT)):
+                walk(_child(path, i), x, y, depth + 1)
+            return
+        same = e is not ABSENT and a is not ABSENT and same_value(e, a)
+        rows.append(KeyDiff(path, e, a, same))
+
+    walk("", _decoded(expected), _decoded(actual), 0)
+    return rows
+
+
+def _cell(value: Any) -> Markup:
+    if value is ABSENT:
+        return Markup('<span class="ae-note">(absent)</span>')
+    return Markup('<span class="ae-pre">{}</span>').format(json_text(value, limit=4000))
+
+
+def diff_table(expected: Any, actual: Any, *, one_sided: str | None = None) -> Markup:
+    """A key | expected | actual table; differing rows marked, absent keys coloured."""
+    rows = diff_values(expected, actual)
+    shown = rows[:MAX_ROWS]
+    body: list[Markup] = []
+    for row in shown:
+        if one_sided is not None or row.same:
+            css = ""
+        elif row.expected is ABSENT:
+            css = "ae-extra"
+        elif row.actual is ABSENT:
+            css = "ae-missing"
+        else:
+            css = "ae-diff"
+        body.append(
+            Markup('<tr class="{}"><td><code>{}</code></td><td>{}</td><td>{}</td></tr>').format(
+                css, text(row.path or "(value)"), _cell(row.expected), _cell(row.actual)
+            )
+        )
+    if len(rows) > MAX_ROWS:
+        body.append(
+            Markup('<tr><td colspan="3" class="ae-note">{} more keys not shown</td></tr>').format(
+                len(rows) - MAX_ROWS
+            )
+        )
+    return Markup("<table><tr><th>key</th><th>expected</th><th>actual</th></tr>{}</table>").format(
+        join(body)
+    )
+
+
+def pair_verdict(pair: ToolPair) -> str:
+    """``match``, ``missing``, ``extra``, or what differs: ``name``, ``arguments``, ``result``."""
+    if pair.actual is None:
+        return "missing"
+    if pair.expected is None:
+        return "extra"
+    differs = []
+    if (pair.expected.name or "") != (pair.actual.name or ""):
+        differs.append("name")
+    if not same_value(_decoded(pair.expected.arguments), _decoded(pair.actual.arguments)):
+        differs.append("arguments")
+    if not same_value(_decoded(pair.expected.result), _decoded(pair.actual.result)):
+        differs.append("result")
+    return " + ".join(differs) + " differ" if differs else "match"
+
+
+_VERDICT_CLASS = {"match": "ae-pass", "missing": "ae-fail", "extra": "ae-ne"}
+
+
+def _side(tool: Tool | None, index: int | None) -> Markup:
+    if tool is None:
+        return Markup('<span class="ae-note">—</span>')
+    return Markup('#{} <code>{}</code> <span class="ae-muted">{}</span>').format(
+        (index or 0) + 1, text(tool.name), text(tool.id)
+    )
+
+
+def _pair_block(pair: ToolPair) -> Markup:
+    verdict = pair_verdict(pair)
+    badge = Markup('<span class="ae-badge {}">{}</span>').format(
+        _VERDICT_CLASS.get(verdict, "ae-fail"), verdict
+    )
+    exp, act = pair.expected, pair.actual
+    one_sided = None if exp is not None and act is not None else verdict
+    tables = Markup("<h4>arguments</h4>{}<h4>result</h4>{}").format(
+        diff_table(
+            exp.arguments if exp is not None else ABSENT,
+            act.arguments if act is not None else ABSENT,
+            one_sided=one_sided,
+        ),
+        diff_table(
+            exp.result if exp is not None else ABSENT,
+            act.result if act is not None else ABSENT,
+            one_sided=one_sided,
+        ),
+    )
+    opened = Markup(" open") if verdict != "match" else Markup("")
+    return Markup(
+        '<details class="ae-tool"{}><summary>{} expected {} · actual {}</summary>{}</details>'
+    ).format(opened, badge, _side(exp, pair.expected_index), _side(act, pair.actual_index), tables)
+
+
+def is_trajectory_metric(result: EvalMetricResult) -> bool:
+    """True for tool trajectory metrics (by criterion, or by name when the criterion is absent)."""
+    if result.criterion is not None and result.criterion.tool_trajectory is not None:
+        return True
+    return "trajectory" in (result.metric_name or "")
+
+
+def _metric_reasons(results: Sequence[EvalMetricResult]) -> Markup:
+    rows = [
+        Markup("<li>{} <code>{}</code> score {}{}</li>").format(
+            status_badge(r.eval_status),
+            text(r.metric_name),
+            number(r.score),
+            Markup(': <span class="ae-pre">{}</span>').format(text(r.details.reason))
+            if r.details is not None and r.details.reason
+            else Markup(""),
+        )
+        for r in results
+    ]
+    return Markup("<ul>{}</ul>").format(join(rows)) if rows else Markup("")
+
+
+def trajectory_section(
+    expected: Sequence[Tool] | None,
+    actual: Sequence[Tool] | None,
+    metric_results: Sequence[EvalMetricResult] = (),
+) -> Markup:
+    """Trajectory metrics' verdicts and reasons, then the aligned calls."""
+    reasons = _metric_reasons([r for r in metric_results if is_trajectory_metric(r)])
+    expected = list(expected or ())
+    actual = list(actual or ())
+    if not expected and not actual:
+        return reasons + Markup('<span class="ae-note">no tool calls on either side</span>')
+    counts = Markup('<div class="ae-muted">{} expected call(s), {} actual call(s)</div>').format(
+        len(expected), len(actual)
+    )
+    return reasons + counts + join(_pair_block(p) for p in align_tools(expected, actual))

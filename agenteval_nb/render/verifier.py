@@ -1,0 +1,148 @@
+"""Verifier label distributions as small hand-written SVG bar charts.
+
+One chart per candidate (A and B) per sample: one bar per label (A best … T worst), height
+proportional to the probability (clamped to [0, 1]; non-finite values drawn as 0), the sampled
+label in a second colour. The SVG is plain text built here, so it is byte-for-byte
+deterministic and needs no plotting library.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from collections.abc import Sequence
+
+from markupsafe import Markup
+
+from ..schema import EvalMetricResult
+from ..schema.extras import LabelDistributionRecord, VerifierRecord, verifier_record
+from .text import join, number, text
+
+BAR_WIDTH = 11
+BAR_GAP = 2
+PLOT_HEIGHT = 50
+MARGIN = 4
+LABEL_SPACE = 12
+
+
+def _prob(value: float | None) -> float:
+    if value is None or not math.isfinite(value):
+        return 0.0
+    return min(1.0, max(0.0, float(value)))
+
+
+def distribution_svg(record: LabelDistributionRecord, title: str = "") -> Markup:
+    """A bar chart of ``record.probs`` over ``record.labels`` (labels default to A, B, …)."""
+    probs = list(record.probs or ())
+    labels = list(record.labels or ())
+    if not labels:
+        labels = list(string.ascii_uppercase[: len(probs)])
+    n = min(len(probs), len(labels))
+    width = 2 * MARGIN + max(n, 1) * (BAR_WIDTH + BAR_GAP)
+    height = MARGIN + PLOT_HEIGHT + LABEL_SPACE
+    base = MARGIN + PLOT_HEIGHT
+    shapes: list[Markup] = [
+        Markup('<line x1="{}" y1="{}" x2="{}" y2="{}"/>').format(MARGIN, base, width - MARGIN, base)
+    ]
+    for k in range(n):
+        p = _prob(probs[k])
+        x = MARGIN + k * (BAR_WIDTH + BAR_GAP)
+        h = round(p * PLOT_HEIGHT, 2)
+        selected = record.sampled_label is not None and labels[k] == record.sampled_label
+        shapes.append(
+            Markup(
+                '<rect class="{}" x="{}" y="{}" width="{}" height="{}"><title>{}: {}</title></rect>'
+            ).format(
+                "ae-bar-sel" if selected else "ae-bar",
+                x,
+                round(base - h, 2),
+                BAR_WIDTH,
+                h,
+                text(labels[k], limit=8),
+                number(probs[k]),
+            )
+        )
+        shapes.append(
+            Markup('<text x="{}" y="{}" text-anchor="middle">{}</text>').format(
+                x + BAR_WIDTH / 2, height - 2, text(labels[k], limit=2)
+            )
+        )
+    return Markup(
+        '<svg class="ae-bars" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
+        'aria-label="{t}">{body}</svg>'
+    ).format(w=width, h=height, t=title, body=join(shapes))
+
+
+def _caption(name: str, record: LabelDistributionRecord) -> Markup:
+    source = "logprobs" if record.from_logprobs else "text (no logprobs)"
+    entropy = (
+        Markup(", entropy {}").format(number(record.entropy)) if record.entropy is not None else ""
+    )
+    return Markup(
+        "<div><b>candidate {}</b> · expected score <b>{}</b><br>valid mass {} · sampled {}"
+        " · from {}{}</div>"
+    ).format(
+        name,
+        number(record.expected_score),
+        number(record.valid_mass),
+        text(record.sampled_label or "—", limit=8),
+        source,
+        entropy,
+    )
+
+
+def _chart(name: str, record: LabelDistributionRecord | None) -> Markup:
+    if record is None:
+        return Markup('<div class="ae-chart ae-note">candidate {}: no distribution</div>').format(
+            name
+        )
+    return Markup('<div class="ae-chart">{}{}</div>').format(
+        _caption(name, record), distribution_svg(record, f"label distribution of candidate {name}")
+    )
+
+
+def verifier_block(metric_name: str | None, record: VerifierRecord) -> Markup:
+    """Per sample: score, swapped score and swap gap when present, then the A and B charts."""
+    parts = [
+        Markup("<h4><code>{}</code> verifier{}</h4>").format(
+            text(metric_name),
+            Markup(" · swap mode {}").format(text(record.swap_mode)) if record.swap_mode else "",
+        )
+    ]
+    for sample in record.samples or ():
+        swap = Markup("")
+        if sample.swapped_score is not None or sample.swap_gap is not None:
+            swap = Markup(" · swapped score {} · swap gap <b>{}</b>").format(
+                number(sample.swapped_score), _signed(sample.swap_gap)
+            )
+        parts.append(
+            Markup(
+                '<div class="ae-vsample"><div>sample {} · score <b>{}</b>{}</div>'
+                '<div class="ae-charts">{}{}</div></div>'
+            ).format(
+                sample.sample_index,
+                number(sample.score),
+                swap,
+                _chart("A", sample.a),
+                _chart("B", sample.b),
+            )
+        )
+    if not record.samples:
+        parts.append(Markup('<span class="ae-note">no verifier samples recorded</span>'))
+    return join(parts)
+
+
+def _signed(value: float | None) -> str:
+    shown = number(value)
+    if value is not None and math.isfinite(value) and value > 0:
+        return "+" + shown
+    return shown
+
+
+def verifier_section(results: Sequence[EvalMetricResult]) -> Markup:
+    """Every verifier record among ``results``; empty markup when none has one."""
+    return join(
+        verifier_block(r.metric_name, rec)
+        for r in results
+        if (rec := verifier_record(r.details)) is not None
+    )

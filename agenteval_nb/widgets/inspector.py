@@ -1,0 +1,79 @@
+"""Inspector of one :class:`~agenteval_nb.analysis.run.EvalRun`: case results, failures first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from markupsafe import Markup
+
+from ..render import render_case
+from ..render.case import metric_rubric_texts
+from ..render.text import number, plain
+from ..schema import EvalCase
+from .entries import Entry, build_entries, filter_entries
+from .master import PAGE_SIZE, MasterDetail
+
+STATUS_OPTIONS = [
+    ("all statuses", ""),
+    ("failed", "failed"),
+    ("passed", "passed"),
+    ("not evaluated", "not_evaluated"),
+]
+_MARKS = {"failed": "✗", "passed": "✓", "not_evaluated": "–"}
+
+
+def status_mark(status: str) -> str:
+    return _MARKS.get(status, "?")
+
+
+class RunSource:
+    """A run's case results as master–detail items (:class:`~.entries.Entry`)."""
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+        self.cases = list(run.result.eval_case_results or ())
+        self.entries = build_entries(self.cases)
+        self.evalset_cases: dict[str, EvalCase] = {
+            case.eval_id: case for es in run.evalsets for case in es.eval_cases or ()
+        }
+        self.rubric_texts = metric_rubric_texts(run.metrics)
+        names = {m.metric_name for m in run.metrics}
+        for entry in self.entries:
+            names.update(entry.metrics)
+        self._metric_names = sorted(n for n in names if n)
+
+    def metric_names(self) -> Sequence[str]:
+        return self._metric_names
+
+    def status_options(self) -> Sequence[tuple[str, str]]:
+        return STATUS_OPTIONS
+
+    def run_ids(self) -> Sequence[int]:
+        return sorted({e.run_id for e in self.entries if e.run_id is not None})
+
+    def filtered(self, metric: str, status: str, run_id: int | None, query: str) -> list[Entry]:
+        return filter_entries(
+            self.entries, self.cases, metric=metric, status=status, run_id=run_id, query=query
+        )
+
+    def key(self, item: Entry) -> tuple[str, int | None]:
+        return item.eval_id, item.run_id
+
+    def label(self, item: Entry) -> str:
+        return f"{status_mark(item.status)} {plain(item.eval_id, 60)} · run {item.run_id} · " + (
+            number(item.score, 3)
+        )
+
+    def render(self, item: Entry) -> Markup:
+        return render_case(
+            self.cases[item.position],
+            evalset_case=self.evalset_cases.get(item.eval_id),
+            rubric_texts=self.rubric_texts,
+        )
+
+
+def inspect_run(run: Any, *, page_size: int = PAGE_SIZE) -> MasterDetail:
+    """The master–detail inspector of ``run`` (see :class:`~.master.MasterDetail`)."""
+    title = f"eval set {plain(run.result.eval_set_id)} · {len(run.result.eval_case_results or ())}"
+    return MasterDetail(RunSource(run), page_size=page_size, title=title + " case results")
