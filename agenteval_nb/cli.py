@@ -2,6 +2,7 @@
 
 ``agenteval demo [--out DIR]``  evaluate the bundled demo data offline and write the outputs.
 ``agenteval evaluate EVALSET... --metrics FILE [--out DIR]``  evaluate eval set files.
+``agenteval report RESULT.json [-o report.html]``  write the single-file HTML report of a result.
 """
 
 from __future__ import annotations
@@ -40,6 +41,26 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     )
 
 
+def _load_for_report(path: str) -> object:
+    try:
+        from .analysis.load import load_run
+    except ImportError:
+        from .analysis.run import EvalRun
+        from .io import load_result
+
+        return EvalRun(result=load_result(path))
+    return load_run(path)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import export_html
+
+    run = _load_for_report(args.result)
+    out = Path(args.output) if args.output else Path(args.result).with_suffix(".html")
+    print(export_html(run, out, title=args.title, max_cases=args.max_cases))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="agenteval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -53,6 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ev.add_argument("--out", default="out")
     ev.add_argument("--quiet", action="store_true")
     ev.set_defaults(func=_cmd_evaluate)
+    rep = sub.add_parser("report", help="write the single-file HTML report of a result file")
+    rep.add_argument("result", help="a .evalset_result.json file")
+    rep.add_argument("-o", "--output", help="report path (default: RESULT with .html)")
+    rep.add_argument("--title", help="report title")
+    rep.add_argument("--max-cases", type=int, help="case results with full details (default: 500)")
+    rep.set_defaults(func=_cmd_report)
     args = parser.parse_args(argv)
     from .errors import FormatError
 

@@ -19,9 +19,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ._gc import gc_paused
 from .adk import adk_to_evalset, looks_like_adk
 from .errors import FormatError
 from .schema import EvalMetric, EvalSet, EvalSetResult
+from .schema.keys import fold_keys
 
 Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
 M = TypeVar("M", bound=BaseModel)
@@ -116,7 +118,8 @@ def _validate(model: type[M], data: Any, source: str, prefix: tuple[int | str, .
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {_json_type(data)}")
     try:
-        return model.model_validate(data)
+        with gc_paused():
+            return model.model_validate(fold_keys(model, data))
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
 

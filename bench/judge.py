@@ -3,7 +3,8 @@
 The fake server runs in its own process with a fixed latency (default 50 ms). For each
 concurrency the same calls go through (a) a bare ``AsyncOpenAI`` loop — semaphore + gather — and
 (b) ``JudgeClient`` with the cache off; rounds alternate and the best round of each counts. The
-printed ratio is ours / bare (target ≥ 0.9). Then the calls run twice through ``JudgeClient``
+printed ratio is ours / bare (target ≥ 0.9). With few cores the client is CPU-bound, so the
+client-process CPU per call is printed too (the steadier number on a shared machine). Then the calls run twice through ``JudgeClient``
 with a cache in a temporary directory; the server's request count of the second run is printed
 (target 0).
 
@@ -59,8 +60,8 @@ def server_stats(base_url: str, reset: bool = False) -> dict[str, int]:
         return json.load(response)
 
 
-async def run_bare(base_url: str, calls: int, concurrency: int) -> float:
-    """Seconds for ``calls`` chat completions through a bare AsyncOpenAI loop."""
+async def run_bare(base_url: str, calls: int, concurrency: int) -> tuple[float, float]:
+    """Wall and client-CPU seconds for ``calls`` completions through a bare AsyncOpenAI loop."""
     async with openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY) as client:
         gate = asyncio.Semaphore(concurrency)
 
@@ -72,19 +73,21 @@ async def run_bare(base_url: str, calls: int, concurrency: int) -> float:
                 return result.choices[0].message.content
 
         await asyncio.gather(*(one(i) for i in range(concurrency)))  # warm the pool
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(one(i) for i in range(calls)))
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
 
 
-async def run_ours(client: JudgeClient, judge: JudgeModelOptions, calls: int, warm: int) -> float:
-    """Seconds for ``calls`` judge calls through ``client`` (after ``warm`` warm-up calls)."""
+async def run_ours(
+    client: JudgeClient, judge: JudgeModelOptions, calls: int, warm: int
+) -> tuple[float, float]:
+    """Wall and client-CPU seconds for ``calls`` judge calls (after ``warm`` warm-up calls)."""
     await asyncio.gather(*(client.complete(judge, messages(-1 - i)) for i in range(warm)))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = await asyncio.gather(*(client.complete(judge, messages(i)) for i in range(calls)))
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     assert all(r.content for r in results)
-    return elapsed
+    return elapsed, cpu
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -93,28 +96,29 @@ async def main(args: argparse.Namespace) -> None:
     print(f"server: separate process, {args.latency_ms:g} ms latency; calls per run: {args.calls}")
     try:
         for concurrency in args.concurrency:
-            bare_best = ours_best = float("inf")
+            bare, ours = (float("inf"), 0.0), (float("inf"), 0.0)
             for _ in range(args.rounds):
-                bare_best = min(bare_best, await run_bare(base_url, args.calls, concurrency))
+                bare = min(bare, await run_bare(base_url, args.calls, concurrency))
                 async with JudgeClient(max_concurrency=concurrency) as client:
-                    elapsed = await run_ours(client, judge, args.calls, concurrency)
-                    ours_best = min(ours_best, elapsed)
-            bare_rate, ours_rate = args.calls / bare_best, args.calls / ours_best
+                    ours = min(ours, await run_ours(client, judge, args.calls, concurrency))
+            bare_rate, ours_rate = args.calls / bare[0], args.calls / ours[0]
             ideal = concurrency / (args.latency_ms / 1000)
+            us = 1e6 / args.calls
             print(
-                f"concurrency {concurrency:>3}: bare {bare_rate:7.0f} calls/s, "
-                f"JudgeClient {ours_rate:7.0f} calls/s (ideal {ideal:.0f}); "
-                f"ratio {ours_rate / bare_rate:.3f} (target >= 0.9)"
+                f"concurrency {concurrency:>3}: bare {bare_rate:5.0f} calls/s, "
+                f"JudgeClient {ours_rate:5.0f} calls/s (ideal {ideal:.0f}) -> "
+                f"ratio {ours_rate / bare_rate:.3f} (target >= 0.9); client CPU per call: "
+                f"bare {bare[1] * us:.0f} us, JudgeClient {ours[1] * us:.0f} us"
             )
 
         concurrency = max(args.concurrency)
         with tempfile.TemporaryDirectory() as tmp:
             cache = Path(tmp) / "judge.sqlite"
             async with JudgeClient(max_concurrency=concurrency, cache=cache) as client:
-                first = await run_ours(client, judge, args.calls, 0)
+                first, _ = await run_ours(client, judge, args.calls, 0)
             server_stats(base_url, reset=True)
             async with JudgeClient(max_concurrency=concurrency, cache=cache) as client:
-                second = await run_ours(client, judge, args.calls, 0)
+                second, _ = await run_ours(client, judge, args.calls, 0)
                 hits = client.usage.cache_hits
             requests = server_stats(base_url)["request_count"]
             print(

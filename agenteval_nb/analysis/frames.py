@@ -13,13 +13,15 @@ candidate, label).
 Reading rules. Go omits zero values, so an absent ``score`` of a passed/failed metric result
 reads as 0 (null when not evaluated), an absent ``threshold`` as 0 and an absent rubric score as
 0. An absent case ``score`` reads as the default case aggregator's value, 1 when the case passed
-and 0 when it failed (files older than case scores have none; null when not evaluated). Judge columns come from the
-``judge`` extra (:class:`~agenteval_nb.schema.extras.JudgeRecord`) and are null for results
-without one (deterministic metrics, Go-written files), except ``judge_model``, which falls back to
-the ``judgeModel.modelName`` of the result's criterion. ``evaluator`` is the metric's
-``evaluatorName`` or ``metricName`` when the metric is known (``run.metrics``), else the evaluator
-named in the judge record, else null. ``rubric_text`` comes from the result's criterion, the case
-rubrics of the eval set, or the metric definition, in that order.
+and 0 when it failed (files older than case scores have none; null when not evaluated).
+
+Judge columns come from the ``judge`` extra (:class:`~agenteval_nb.schema.extras.JudgeRecord`)
+and are null for results without one (deterministic metrics, Go-written files), except
+``judge_model``, which falls back to the ``judgeModel.modelName`` of the result's criterion.
+``evaluator`` is the metric's ``evaluatorName`` or ``metricName`` when the metric is known
+(``run.metrics``), else the evaluator named in the judge record, else null. ``rubric_text``
+comes from the result's criterion, the case rubrics of the eval set, or the metric definition,
+in that order.
 
 Columns (C cases, M metrics, I invocations, R rubrics, S samples, L logprobs):
 
@@ -80,25 +82,24 @@ swap_gap           Float64    L       ``sample_score − swapped_score`` (positi
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
-from ..config import config
 from ..schema import EvalMetricResult, EvalSetResult, Invocation
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
 
 if TYPE_CHECKING:
     from .run import EvalRun
 
-Backend = Literal["pandas", "polars"]
-
 _STR = pl.String
 _INT = pl.Int64
 _F64 = pl.Float64
 _BOOL = pl.Boolean
 _STRS = pl.List(pl.String)
+_PA_STRS = pa.list_(pa.string())
 
 _INVOCATION_KEY = {"run_id": _INT, "eval_id": _STR, "invocation_index": _INT, "invocation_id": _STR}
 _METRIC_KEY = {"metric_name": _STR, "evaluator": _STR}
@@ -220,9 +221,25 @@ _EVALUATED = ("passed", "failed")
 # -- helpers --------------------------------------------------------------------------------------
 
 
+def _configured_backend() -> str:
+    """``ae.config.backend`` as the user addresses it.
+
+    Read through the package attribute: once ``agenteval_nb.config`` (the module) is imported
+    before ``ae.config`` is first used, the package attribute is that module rather than the
+    ``Config`` instance; a ``backend`` set on it is honoured, else the instance's value.
+    """
+    import agenteval_nb
+
+    seen = agenteval_nb.config
+    backend = getattr(seen, "backend", None)
+    if backend is None:
+        backend = seen.config.backend
+    return str(backend)
+
+
 def resolve_backend(backend: str | None) -> str:
     """``backend``, or ``ae.config.backend`` when None; rejects anything but pandas/polars."""
-    chosen = config.backend if backend is None else backend
+    chosen = _configured_backend() if backend is None else backend
     if chosen not in ("pandas", "polars"):
         raise ValueError(f'backend must be "pandas" or "polars", got {chosen!r}')
     return chosen
@@ -234,7 +251,13 @@ def to_backend(df: pl.DataFrame, backend: str | None) -> Any:
 
 
 def _frame(columns: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    return pl.DataFrame(columns, schema=schema)
+    """``pl.DataFrame(columns, schema=schema)``; list-of-string columns go through pyarrow,
+    which converts nested Python lists an order of magnitude faster than polars does."""
+    data: dict[str, Any] = dict(columns)
+    for name, dtype in schema.items():
+        if dtype == _STRS:
+            data[name] = pl.from_arrow(pa.array(columns[name], type=_PA_STRS))
+    return pl.DataFrame(data, schema=schema)
 
 
 def _score_read(score: pl.Expr, status: pl.Expr) -> pl.Expr:
@@ -383,21 +406,25 @@ def invocations_frame(run: EvalRun) -> pl.DataFrame:
     """
     turn: dict[str, list[Any]] = {name: [] for name in _TURN_SCHEMA}
     t_run, t_eval, t_index, t_id = (
-        turn["run_id"],
-        turn["eval_id"],
-        turn["invocation_index"],
-        turn["invocation_id"],
+        turn["run_id"].append,
+        turn["eval_id"].append,
+        turn["invocation_index"].append,
+        turn["invocation_id"].append,
     )
-    t_user, t_actual, t_expected = turn["user_text"], turn["actual_text"], turn["expected_text"]
-    t_atools, t_etools = turn["actual_tools"], turn["expected_tools"]
+    t_user, t_actual, t_expected = (
+        turn["user_text"].append,
+        turn["actual_text"].append,
+        turn["expected_text"].append,
+    )
+    t_atools, t_etools = turn["actual_tools"].append, turn["expected_tools"].append
 
     res: dict[str, list[Any]] = {name: [] for name in _RESULT_SCHEMA}
     r_name, r_score, r_thr, r_status, r_reason = (
-        res["metric_name"],
-        res["score"],
-        res["threshold"],
-        res["status"],
-        res["reason"],
+        res["metric_name"].append,
+        res["score"].append,
+        res["threshold"].append,
+        res["status"].append,
+        res["reason"].append,
     )
     turn_of_row: list[int] = []
     to_turn = turn_of_row.append
@@ -408,14 +435,16 @@ def invocations_frame(run: EvalRun) -> pl.DataFrame:
     fallback_models: list[str | None] = []
 
     row = 0
+    turn_no = -1
     for case in _cases(run.result):
         run_id, eval_id = case.run_id, case.eval_id
         for index, per in enumerate(case.eval_metric_result_per_invocation or ()):
+            turn_no += 1
             actual = per.actual_invocation
             expected = per.expected_invocation
-            t_run.append(run_id)
-            t_eval.append(eval_id)
-            t_index.append(index)
+            t_run(run_id)
+            t_eval(eval_id)
+            t_index(index)
             if actual is not None:
                 inv_id = actual.invocation_id
                 if inv_id is None and expected is not None:
@@ -424,44 +453,44 @@ def invocations_frame(run: EvalRun) -> pl.DataFrame:
                 if msg is None and expected is not None:
                     msg = expected.user_content
                 final = actual.final_response
-                t_actual.append(final.content if final is not None else None)
+                t_actual(final.content if final is not None else None)
                 tools = actual.tools
-                t_atools.append([t.name for t in tools] if tools else [])
+                t_atools([t.name for t in tools] if tools else [])
             else:
                 inv_id = expected.invocation_id if expected is not None else None
                 msg = expected.user_content if expected is not None else None
-                t_actual.append(None)
-                t_atools.append(None)
-            t_id.append(inv_id)
-            t_user.append(msg.content if msg is not None else None)
+                t_actual(None)
+                t_atools(None)
+            t_id(inv_id)
+            t_user(msg.content if msg is not None else None)
             if expected is not None:
                 final = expected.final_response
-                t_expected.append(final.content if final is not None else None)
+                t_expected(final.content if final is not None else None)
                 tools = expected.tools
-                t_etools.append([t.name for t in tools] if tools else [])
+                t_etools([t.name for t in tools] if tools else [])
             else:
-                t_expected.append(None)
-                t_etools.append(None)
+                t_expected(None)
+                t_etools(None)
 
-            turn_no = len(t_run) - 1
             for m in per.eval_metric_results or ():
                 to_turn(turn_no)
-                r_name.append(m.metric_name)
-                r_score.append(m.score)
-                r_thr.append(m.threshold)
-                r_status.append(m.eval_status)
+                r_name(m.metric_name)
+                r_score(m.score)
+                r_thr(m.threshold)
+                r_status(m.eval_status)
                 details = m.details
                 if details is None:
-                    r_reason.append(None)
+                    r_reason(None)
                 else:
-                    r_reason.append(details.reason)
+                    r_reason(details.reason)
                     extra = details.__pydantic_extra__
                     if extra and JUDGE_KEY in extra:
                         record = judge_record(details)
                         if record is not None:
                             judge_rows.append(row)
                             _append_judge(judge, record)
-                if m.criterion is not None and m.criterion.llm_judge is not None:
+                crit = m.criterion
+                if crit is not None and crit.llm_judge is not None:
                     fallback_rows.append(row)
                     fallback_models.append(_criterion_judge_model(m))
                 row += 1

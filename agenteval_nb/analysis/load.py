@@ -181,7 +181,9 @@ class RunCollection(Sequence[EvalRun]):
         return (self._runs[k] for k in self._keys)
 
     def __contains__(self, item: object) -> bool:
-        return item in self._runs or any(item is run for run in self._runs.values())
+        if isinstance(item, str):
+            return item in self._runs
+        return any(item is run for run in self._runs.values())
 
     @overload
     def __getitem__(self, key: int | str) -> EvalRun: ...

@@ -109,13 +109,14 @@ class EvalRun:
         * ``level="overall"``: the mean over cases with a value, ``*_se`` = ``sd/√T`` over those
           T cases (``n_cases``);
         * ``level="eval_set"``: the reference (SPEC §7): ``n, c`` from :func:`parse_pass_nc`
-          (runs of the whole eval set), ``pass_at_k`` = ``ae.pass_at_k(n, c, k)`` (NaN when
-          ``k > n``), ``pass_hat_k_plugin`` = ``ae.pass_hat_k(n, c, k)``.
+          (runs of the whole eval set; a missing summary is computed first), ``pass_at_k`` =
+          ``ae.pass_at_k(n, c, k)`` (NaN when ``k > n``, where the reference raises),
+          ``pass_hat_k_plugin`` = ``ae.pass_hat_k(n, c, k)``.
         """
         import polars as pl
 
         from .frames import to_backend
-        from .load import parse_pass_nc
+        from .load import parse_pass_nc, with_summary
         from .passk import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_unbiased
 
         counts: dict[str, list[int]] = {}
@@ -134,29 +135,29 @@ class EvalRun:
         schema = _schema(_PASS_AT_K_COLUMNS)
         cases = pl.DataFrame({name: table[name] for name in schema}, schema=schema)
 
-        n_set, c_set = parse_pass_nc(self)
+        n_set, c_set = parse_pass_nc(with_summary(self.result)[0])
         nan = float("nan")
-        ks_ = k_list
-        reference = pl.DataFrame(
-            {
-                "level": ["eval_set"] * len(k_list),
-                "eval_id": [None] * len(k_list),
-                "k": k_list,
-                "n": [n_set] * len(k_list),
-                "c": [c_set] * len(k_list),
-                "pass_at_k": [pass_at_k(n_set, c_set, k) if k <= n_set else nan for k in k_list],
-                "pass_hat_k_unbiased": [pass_hat_k_unbiased(n_set, c_set, k) for k in k_list],
-                "pass_hat_k_plugin": [pass_hat_k(n_set, c_set, k) if n_set else nan for k in ks_],
-                "pass_at_k_se": [nan] * len(k_list),
-                "pass_hat_k_unbiased_se": [nan] * len(k_list),
-                "pass_hat_k_plugin_se": [nan] * len(k_list),
-                "n_cases": [len(counts)] * len(k_list),
-            },
-            schema=schema,
-        )
+        reference: dict[str, list[Any]] = {name: [] for name in schema}
+        for k in k_list:
+            row = {
+                "level": "eval_set",
+                "eval_id": None,
+                "k": k,
+                "n": n_set,
+                "c": c_set,
+                "pass_at_k": pass_at_k(n_set, c_set, k) if k <= n_set else nan,
+                "pass_hat_k_unbiased": pass_hat_k_unbiased(n_set, c_set, k),
+                "pass_hat_k_plugin": pass_hat_k(n_set, c_set, k) if n_set else nan,
+                "pass_at_k_se": nan,
+                "pass_hat_k_unbiased_se": nan,
+                "pass_hat_k_plugin_se": nan,
+                "n_cases": len(counts),
+            }
+            for name, column in reference.items():
+                column.append(row[name])
         order = {"case": 0, "overall": 1, "eval_set": 2}
         out = (
-            pl.concat([cases, reference])
+            pl.concat([cases, pl.DataFrame(reference, schema=schema)])
             .with_columns(pl.col("level").replace_strict(order, return_dtype=pl.Int64).alias("_o"))
             .sort(["k", "_o"], maintain_order=True)
             .drop("_o")

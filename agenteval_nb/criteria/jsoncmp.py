@@ -30,12 +30,13 @@ from .errors import Reason, fail, raise_if
 from .gofmt import go_value
 from .hooks import NO_HOOKS, Hooks, compare_outcome
 from .json_schema import SchemaSetupError, compiled_validator, schema_failures
-from .jsontree import ignore_tree_reason, only_tree_reason
+from .jsontree import ignore_tree_reason, only_tree_reason, same_json
 from .rawjson import JSONTextError, RawJSON, decode_json_text, marshal_check
 
 DEFAULT_NUMBER_TOLERANCE = 1e-6
 JSON_STRATEGIES = ("", "exact", "skip")
 _UNSET: Any = object()
+_RAW_TYPES = (RawJSON, bytes, bytearray)
 
 
 def validate_json(criterion: JSONCriterion | None) -> str | None:
@@ -100,6 +101,13 @@ def json_reason(
     default_tolerance: float = DEFAULT_NUMBER_TOLERANCE,
 ) -> Reason | None:
     """``None`` on a match, else the deferred mismatch text."""
+    if (
+        not criterion.model_fields_set  # every field unset: plain exact comparison (hot path)
+        and not isinstance(actual, _RAW_TYPES)
+        and not isinstance(expected, RawJSON)
+        and same_json(actual, expected, default_tolerance)
+    ):
+        return None
     if criterion.ignore:
         return None
     only_tree = criterion.only_tree

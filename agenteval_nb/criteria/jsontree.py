@@ -79,7 +79,7 @@ def _missing_key(key: Any, side: str, other: str) -> Reason:
     return lambda: f"key {key} in {side} but not in {other}"
 
 
-def _same(actual: Any, expected: Any, tolerance: float) -> bool:
+def same_json(actual: Any, expected: Any, tolerance: float) -> bool:
     """Fast, conservative equality: ``True`` only when the exact rule surely holds.
 
     Handles the plain JSON types by exact type; anything unusual answers ``False`` and is
@@ -89,8 +89,8 @@ def _same(actual: Any, expected: Any, tolerance: float) -> bool:
     if kind is dict:
         if type(expected) is not dict or actual.keys() != expected.keys():
             return False
-        for key, value in actual.items():
-            if not _same(value, expected[key], tolerance):
+        for key, value in actual.items():  # noqa: SIM110 - a plain loop beats all() here
+            if not same_json(value, expected[key], tolerance):
                 return False
         return True
     if kind is str:
@@ -109,7 +109,7 @@ def _same(actual: Any, expected: Any, tolerance: float) -> bool:
         if type(expected) is not list or len(actual) != len(expected):
             return False
         for index, value in enumerate(actual):
-            if not _same(value, expected[index], tolerance):
+            if not same_json(value, expected[index], tolerance):
                 return False
         return True
     if actual is None:
@@ -121,7 +121,7 @@ def _same(actual: Any, expected: Any, tolerance: float) -> bool:
 
 def exact_reason(actual: Any, expected: Any, tolerance: float) -> Reason | None:
     """``None`` when the values are equal under the exact rule, else why not."""
-    if _same(actual, expected, tolerance):
+    if same_json(actual, expected, tolerance):
         return None
     return _exact(actual, expected, tolerance)
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._gc import gc_paused
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
@@ -85,6 +86,13 @@ async def run_evaluation(
 ) -> EngineOutput:
     """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
     recorded runs that share case ids) and summarise."""
+    with gc_paused():
+        return await _run_evaluation(evalsets, metrics, options)
+
+
+async def _run_evaluation(
+    evalsets: Sequence[EvalSet], metrics: Sequence[EvalMetric], options: EngineOptions
+) -> EngineOutput:
     started = time.perf_counter()
     if options.num_runs < 1:
         raise EvaluationError("num runs must be greater than 0")

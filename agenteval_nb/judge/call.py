@@ -12,11 +12,14 @@ from .usage import JudgeUsage
 class JudgeCall:
     """One judge answer.
 
-    ``response`` is the validated chat completion as a plain dict (scorers read
-    ``response["choices"][0]["message"]["content"]`` and
-    ``response["choices"][0]["logprobs"]["content"]``); ``content`` is that message content.
-    ``latency_s`` is this call's wall time (a cache hit takes about nothing);
+    ``response`` is the validated chat completion as a plain dict: the JSON object the endpoint
+    sent (for an injected judge, the ``model_dump(mode="json")`` of what it returned), with
+    ``choices[0]["logprobs"]`` always present. Scorers read
+    ``response["choices"][0]["message"]["content"]`` (= ``content``) and
+    ``response["choices"][0]["logprobs"]["content"]`` (= :attr:`logprobs`).
+    ``latency_s``: the request's wall time, retries included (a cache hit takes about nothing).
     ``cache_key`` is ``""`` for injected judges, which are never cached.
+    ``retries``: how many times the openai client retried the request.
     """
 
     response: dict[str, Any] = field(repr=False)
@@ -27,6 +30,7 @@ class JudgeCall:
     cache_key: str
     sample_index: int = 0
     model: str | None = None
+    retries: int = 0
 
     @property
     def prompt_tokens(self) -> int:

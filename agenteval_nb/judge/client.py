@@ -25,7 +25,6 @@ Rules:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import threading
@@ -43,7 +42,7 @@ from .errors import JudgeError, scrub, shorten
 from .injected import CallableJudge
 from .limiter import EndpointLimiter
 from .request import GENERATION_FIELDS, Endpoint, JudgeRequest, build_request, plain_messages
-from .response import completion_content, normalize_completion
+from .response import completion_content, parse_body, validate_completion
 from .usage import JudgeUsage, PriceTable, UsageTotals
 
 log = logging.getLogger(__name__)
@@ -51,13 +50,23 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MAX_CONCURRENCY = 32
-RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 _KWARG_FIELDS = frozenset({"model", "messages", "stream", "response_format", *GENERATION_FIELDS})
 _INJECTED_LIMITER_KEY = "<injected judge>"
 _ORIGIN = "judge endpoint"
 
 CacheSpec = bool | str | os.PathLike[str] | JudgeCache | None
+
+
+def _after_retries(exc: openai.APIError) -> str:
+    """`` (after N retries)`` from the retry counter openai sends with every attempt, or ``""``."""
+    try:
+        count = int(exc.request.headers.get("x-stainless-retry-count", "0"))
+    except (AttributeError, RuntimeError, ValueError):
+        return ""
+    if count <= 0:
+        return ""
+    return f" (after {count} {'retry' if count == 1 else 'retries'})"
 
 
 class JudgeClient:
@@ -191,9 +200,11 @@ class JudgeClient:
 
         Raises :class:`JudgeError` on any failure (counted in ``usage.errors``).
         """
-        if isinstance(sample_index, bool) or not isinstance(sample_index, int) or sample_index < 0:
-            raise JudgeError("sample_index must be a non-negative integer", kind="config")
         try:
+            if isinstance(sample_index, bool) or not isinstance(sample_index, int):
+                raise JudgeError("sample_index must be a non-negative integer", kind="config")
+            if sample_index < 0:
+                raise JudgeError("sample_index must be a non-negative integer", kind="config")
             if self.injected is not None:
                 return await self._complete_injected(messages, structured_output, sample_index)
             if judge_model is None:
@@ -237,9 +248,9 @@ class JudgeClient:
                 return self._finish(cached, request.model, latency, True, key, sample_index)
         async with self.limiter(request.endpoint.base_url).slot():
             started = time.perf_counter()
-            response = await self._send(request)
+            response, retries = await self._send(request)
             latency = time.perf_counter() - started
-        call = self._finish(response, request.model, latency, False, key, sample_index)
+        call = self._finish(response, request.model, latency, False, key, sample_index, retries)
         if self.cache is not None:
             self._cache_put(key, call)
         return call
@@ -252,6 +263,7 @@ class JudgeClient:
         cache_hit: bool,
         key: str,
         sample_index: int,
+        retries: int = 0,
     ) -> JudgeCall:
         usage = JudgeUsage.from_response(response, model, self.price_table)
         self.usage.add(usage, latency_s=latency, cache_hit=cache_hit)
@@ -264,42 +276,45 @@ class JudgeClient:
             cache_key=key,
             sample_index=sample_index,
             model=model,
+            retries=retries,
         )
 
-    async def _send(self, request: JudgeRequest) -> dict[str, Any]:
+    async def _send(self, request: JudgeRequest) -> tuple[dict[str, Any], int]:
+        """The validated completion and the number of retries the openai client made.
+
+        The raw response is used so the body is parsed once, here, with clear errors, and the
+        plain dict is exactly what the endpoint sent (no ``ChatCompletion`` round trip).
+        """
         client = self._openai(request.endpoint)
         body = request.body
         kwargs = {k: v for k, v in body.items() if k in _KWARG_FIELDS}
         extra = {k: v for k, v in body.items() if k not in _KWARG_FIELDS}
         secret = request.endpoint.api_key
         try:
-            result = await client.chat.completions.create(**kwargs, extra_body=extra or None)
+            raw = await client.chat.completions.with_raw_response.create(
+                **kwargs, extra_body=extra or None
+            )
         except openai.APIStatusError as exc:
             raise self._status_error(exc, secret) from None
-        except openai.APITimeoutError:
+        except openai.APITimeoutError as exc:
             raise JudgeError(
                 f"judge request to {request.endpoint.base_url} timed out "
-                f"(timeout {self.timeout} s per attempt, {self.max_retries} retries)",
+                f"(timeout {self.timeout} s per attempt){_after_retries(exc)}",
                 kind="timeout",
             ) from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             detail = scrub(shorten(f"{type(cause).__name__}: {cause}"), secret)
             raise JudgeError(
-                f"cannot reach judge endpoint {request.endpoint.base_url} "
-                f"after {self.max_retries} retries: {detail}",
+                f"cannot reach judge endpoint {request.endpoint.base_url}"
+                f"{_after_retries(exc)}: {detail}",
                 kind="connection",
             ) from None
         except openai.OpenAIError as exc:
             detail = scrub(shorten(f"{type(exc).__name__}: {exc}"), secret)
             raise JudgeError(f"judge request failed: {detail}", kind="other") from None
-        except json.JSONDecodeError as exc:
-            raise JudgeError(
-                f"{_ORIGIN} returned a 200 response whose body is not valid JSON "
-                f"(truncated or corrupt): {exc.msg} at character {exc.pos}",
-                kind="malformed",
-            ) from None
-        return normalize_completion(result, _ORIGIN)
+        data = parse_body(raw.content, raw.headers.get("content-type", ""), _ORIGIN)
+        return validate_completion(data, _ORIGIN), raw.retries_taken
 
     def _status_error(self, exc: openai.APIStatusError, secret: str) -> JudgeError:
         status = exc.status_code
@@ -312,11 +327,9 @@ class JudgeClient:
             detail = body
         if not detail:
             detail = exc.message
-        retried = status in RETRYABLE_STATUS or status >= 500
-        suffix = f" (after {self.max_retries} retries)" if retried and self.max_retries else ""
         text = scrub(shorten(str(detail)), secret)
         return JudgeError(
-            f"judge endpoint returned HTTP {status}{suffix}: {text}",
+            f"judge endpoint returned HTTP {status}{_after_retries(exc)}: {text}",
             kind="http",
             status_code=status,
         )
@@ -333,7 +346,7 @@ class JudgeClient:
         if hit is None:
             return None
         try:
-            return normalize_completion(hit[0], "judge cache")
+            return validate_completion(hit[0], "judge cache")
         except JudgeError:
             return None
 

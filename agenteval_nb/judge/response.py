@@ -2,9 +2,12 @@
 
 Rules:
 
-* accepted inputs: a pydantic model (the openai ``ChatCompletion`` included; dumped with
-  ``model_dump(mode="json")``) or a dict; anything else — the ``str`` the openai client returns
-  for a non-JSON 200 body (an HTML page), a list, ``None`` — is a :class:`JudgeError`;
+* an HTTP 200 body is parsed here from its raw bytes (the openai client would hand back a raw
+  ``JSONDecodeError`` for truncated JSON and a ``str`` for an HTML page): a body that is not
+  JSON, or JSON that is not an object, is a :class:`JudgeError` quoting the start of the body;
+* other accepted inputs (injected judges): a pydantic model (the openai ``ChatCompletion``
+  included; dumped with ``model_dump(mode="json")``) or a dict; anything else — a ``str``, a
+  list, ``None`` — is a :class:`JudgeError`;
 * the completion must have a non-empty ``choices`` list whose first element is an object with a
   ``message`` object whose ``content`` is a string (``""`` is allowed: the scorer reports an
   empty answer); a refusal or a ``null`` content is an error naming the finish reason;
@@ -48,6 +51,32 @@ def to_plain(obj: Any, origin: str) -> dict[str, Any]:
             f"{origin} returned {type(obj).__name__} instead of a chat completion object",
             kind="malformed",
         )
+    if not isinstance(data, dict):
+        raise JudgeError(
+            f"{origin} returned {type(data).__name__} instead of a chat completion object",
+            kind="malformed",
+        )
+    return data
+
+
+def parse_body(body: bytes, content_type: str, origin: str) -> dict[str, Any]:
+    """The JSON object of a 200 response body (module rules)."""
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        snippet = shorten(body.decode("utf-8", errors="replace"), 120)
+        if "json" not in content_type.lower() or body.lstrip()[:1] == b"<":
+            raise JudgeError(
+                f"{origin} returned a 200 response that is not JSON (content-type "
+                f"{content_type or 'missing'!r}; an HTML page or plain text?): {snippet!r}",
+                kind="malformed",
+            ) from None
+        reason = f"{exc.msg}, character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else exc
+        raise JudgeError(
+            f"{origin} returned a 200 response whose JSON body is truncated or corrupt "
+            f"({reason}): {snippet!r}",
+            kind="malformed",
+        ) from None
     if not isinstance(data, dict):
         raise JudgeError(
             f"{origin} returned {type(data).__name__} instead of a chat completion object",

@@ -15,9 +15,14 @@ from ..schema.status import summarize_statuses
 from .judge import judge_section
 from .messages import final_response_section, messages_section
 from .metrics import metrics_table, rubrics_table
-from .text import join, number, status_badge, status_class, text
+from .text import join, score_text, status_badge, status_class, text
 from .tools import trajectory_section
 from .verifier import verifier_section
+
+
+def case_score_text(case: EvalCaseResult) -> str:
+    """The case score as shown (a case with an error message has no score)."""
+    return score_text(case.score, None if case.error_message else case.final_eval_status)
 
 
 def invocation_status(per_invocation: EvalMetricResultPerInvocation) -> str:
@@ -116,7 +121,7 @@ def render_case(
         status_badge(case.final_eval_status),
         text(case.eval_id),
         text(case.run_id if case.run_id is not None else "—"),
-        number(case.score),
+        case_score_text(case),
         Markup('<div class="ae-muted">session {} · user {}</div>').format(
             text(case.session_id), text(case.user_id)
         )

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from markupsafe import Markup
 
 from ..schema import EvalMetricResult
-from .text import join, number, status_badge, status_class, text
+from .text import join, number, score_text, status_badge, status_class, text
 
 
 def _reason(result: EvalMetricResult) -> Markup:
@@ -28,7 +28,7 @@ def metrics_table(results: Sequence[EvalMetricResult]) -> Markup:
         ).format(
             "ae-row-fail" if status_class(r.eval_status) == "ae-fail" else "",
             text(r.metric_name),
-            number(r.score),
+            score_text(r.score, r.eval_status),
             status_badge(r.eval_status),
             number(r.threshold),
             _reason(r),

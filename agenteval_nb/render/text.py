@@ -102,3 +102,11 @@ def plain(value: Any, limit: int = 80) -> str:
     if len(raw) > limit:
         raw = raw[: limit - 1] + "…"
     return _UNSAFE.sub(lambda m: f"U+{ord(m.group()):04X}", raw)
+
+
+def score_text(score: float | None, status: str | None, digits: int = 4) -> str:
+    """A result's score as shown: Go omits a zero score, so a missing score of a passed or
+    failed result reads as 0; otherwise "—"."""
+    if score is None and status in ("passed", "failed"):
+        score = 0.0
+    return number(score, digits)

@@ -20,7 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..schema import EvalMetricResult, Tool
-from .text import join, json_text, number, status_badge, text
+from .text import join, json_text, score_text, status_badge, text
 
 MAX_DEPTH = 4
 """Nested objects deeper than this are compared as whole values."""
@@ -235,7 +235,7 @@ def _metric_reasons(results: Sequence[EvalMetricResult]) -> Markup:
         Markup("<li>{} <code>{}</code> score {}{}</li>").format(
             status_badge(r.eval_status),
             text(r.metric_name),
-            number(r.score),
+            score_text(r.score, r.eval_status),
             Markup(': <span class="ae-pre">{}</span>').format(text(r.details.reason))
             if r.details is not None and r.details.reason
             else Markup(""),

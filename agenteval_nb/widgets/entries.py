@@ -7,14 +7,11 @@ the first time a search runs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..render.order import sort_key
 from ..schema import EvalCaseResult, message_text
-
-STATUS_RANK = {"failed": 0, "not_evaluated": 1, "passed": 3}
-"""Sort order of statuses: failures first, passes last, anything else in between (2)."""
 
 
 @dataclass
@@ -77,12 +74,6 @@ def status_and_score(entry: Entry, metric: str | None) -> tuple[str, float | Non
     if not metric:
         return entry.status, entry.score
     return entry.metrics.get(metric)
-
-
-def sort_key(status: str, score: float | None, eval_id: str, run_id: int | None) -> tuple:
-    """Failures first, then lower scores first, then by id and run."""
-    value = score if score is not None and not math.isnan(score) else math.inf
-    return (STATUS_RANK.get(status, 2), value, eval_id, run_id or 0)
 
 
 def filter_entries(

@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from ..render import render_case
 from ..render.case import metric_rubric_texts
-from ..render.text import number, plain
+from ..render.text import plain, score_text
 from ..schema import EvalCase
 from .entries import Entry, build_entries, filter_entries
 from .master import PAGE_SIZE, MasterDetail
@@ -62,7 +62,7 @@ class RunSource:
 
     def label(self, item: Entry) -> str:
         return f"{status_mark(item.status)} {plain(item.eval_id, 60)} · run {item.run_id} · " + (
-            number(item.score, 3)
+            score_text(item.score, item.status, 3)
         )
 
     def render(self, item: Entry) -> Markup:

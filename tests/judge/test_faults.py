@@ -36,6 +36,7 @@ async def test_429_with_retry_after_then_success(server, judge_model, caplog):
     async with JudgeClient(max_retries=2) as client:
         call = await client.complete(judge_model(), MESSAGES)
     assert call.content == "recovered"
+    assert call.retries == 1
     assert server.request_count == 2
     # Retry-After is waited exactly (the exponential backoff would be 0.375–0.5 s)
     assert retry_delays(caplog) == [0.05]
@@ -49,6 +50,7 @@ async def test_retry_after_beyond_openai_limit_is_not_retried(server, judge_mode
     assert server.request_count == 1
     assert info.value.status_code == 429
     assert "come back later" in str(info.value)
+    assert "retries" not in str(info.value)
 
 
 async def test_500s_then_success(server, judge_model):
@@ -60,6 +62,7 @@ async def test_500s_then_success(server, judge_model):
     async with JudgeClient(max_retries=2) as client:
         call = await client.complete(judge_model(), MESSAGES)
     assert call.content == "fine"
+    assert call.retries == 2
     assert server.request_count == 3
 
 
@@ -98,6 +101,7 @@ async def test_timeout_is_a_judge_error(server, judge_model):
         with pytest.raises(JudgeError, match="timed out") as info:
             await client.complete(judge_model(), MESSAGES)
     assert info.value.kind == "timeout"
+    assert "(after 1 retry)" in str(info.value)
     assert server.request_count == 2  # timeouts are retried too
 
 
@@ -114,11 +118,19 @@ async def test_unreachable_endpoint_is_a_judge_error(judge_model):
 
 MALFORMED = [
     pytest.param(
-        FakeResponse(200, b'{"id": "x", "choices": [{"mess'), "not valid JSON", id="trunc"
+        FakeResponse(200, b'{"id": "x", "choices": [{"mess'),
+        "JSON body is truncated or corrupt (Unterminated string",
+        id="trunc",
+    ),
+    pytest.param(
+        FakeResponse(200, b'{"id": "x", "choices": ['),
+        "JSON body is truncated or corrupt (Expecting value, character 24)",
+        id="trunc2",
     ),
     pytest.param(
         FakeResponse(200, "<html><body>Gateway login</body></html>", content_type="text/html"),
-        "HTML page",
+        "not JSON (content-type 'text/html'; an HTML page or plain text?): "
+        "'<html><body>Gateway login",
         id="html",
     ),
     pytest.param(

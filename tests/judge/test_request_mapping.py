@@ -163,3 +163,12 @@ def test_bad_messages_are_rejected():
         build_request(model, "hello")
     with pytest.raises(JudgeError, match="message 1 must be an object"):
         build_request(model, [{"role": "user", "content": "a"}, "b"])
+
+
+@pytest.mark.parametrize("index", [-1, True, 1.0])
+async def test_sample_index_must_be_a_non_negative_int(server, judge_model, index):
+    async with JudgeClient() as client:
+        with pytest.raises(JudgeError, match="sample_index"):
+            await client.complete(judge_model(), MESSAGES, sample_index=index)
+        assert client.usage.errors == 1
+    assert server.request_count == 0

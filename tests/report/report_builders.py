@@ -9,6 +9,7 @@ distributions and swap scoring. ``payload`` is put into every untrusted field.
 
 from __future__ import annotations
 
+from agenteval_nb.analysis.load import with_summary
 from agenteval_nb.analysis.run import EvalRun
 from agenteval_nb.schema import (
     Criterion,
@@ -241,7 +242,8 @@ def build_result(payload: str = "", runs: int = 2) -> EvalSetResult:
 
 def build_run(payload: str = "", runs: int = 2) -> EvalRun:
     """:func:`build_result` wrapped in an :class:`EvalRun` with the metric definitions."""
-    return EvalRun(result=build_result(payload, runs), metrics=metrics(payload))
+    result, _notes = with_summary(build_result(payload, runs))
+    return EvalRun(result=result, metrics=metrics(payload))
 
 
 def synthetic_result(n_cases: int, fail_every: int = 4) -> EvalSetResult:

@@ -79,8 +79,7 @@ def mean_samples(samples: Sequence[SampleResult], metric: EvalMetric) -> SampleR
         index=-1,
         score=score,
         status=status_for(score, metric.threshold_value),
-        reason=f"mean of {len(evaluated)} samples: "
-        + "; ".join(f"{s.score:g}" for s in evaluated),
+        reason=f"mean of {len(evaluated)} samples: " + "; ".join(f"{s.score:g}" for s in evaluated),
         value=ScoreValue(kind="numeric", numeric=score),
         rubric_scores=rubric_scores or None,
     )

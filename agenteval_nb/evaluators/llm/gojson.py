@@ -63,7 +63,9 @@ def _shortest_digits(x: float) -> tuple[str, int]:
 def go_json_float(x: float) -> str:
     """``json.Marshal`` of a float64 (see module rules)."""
     if math.isnan(x) or math.isinf(x):
-        raise GoJSONError(f"json: unsupported value: {'NaN' if math.isnan(x) else ('+Inf' if x > 0 else '-Inf')}")
+        raise GoJSONError(
+            f"json: unsupported value: {'NaN' if math.isnan(x) else ('+Inf' if x > 0 else '-Inf')}"
+        )
     if x == 0:
         return "-0" if math.copysign(1.0, x) < 0 else "0"
     sign = "-" if x < 0 else ""

@@ -115,4 +115,4 @@ SamplesAggregator = Callable[[Sequence[SampleResult], EvalMetric], "SampleResult
 InvocationsAggregator = Callable[
     [Sequence[PerInvocationResult], EvalMetric], "EvaluateResult | Awaitable[Any]"
 ]
-StructuredOutputProvider = Callable[[TurnInput], "dict[str, Any] | None | Awaitable[Any]"]
+StructuredOutputProvider = Callable[[TurnInput], "dict[str, Any] | Awaitable[Any] | None"]

@@ -64,7 +64,9 @@ def score_hallucination(response: Mapping[str, Any], metric: EvalMetric) -> Scor
                 f"score sentence {sentence_id}: unexpected label {go_quote(label)}"
             )
         rubric_scores.append(
-            RubricScore(id=sentence_id, reason=f"[{label}] {reason}" if label else reason, score=score)
+            RubricScore(
+                id=sentence_id, reason=f"[{label}] {reason}" if label else reason, score=score
+            )
         )
         reasons.append(reason)
     score = sum(r.score or 0.0 for r in rubric_scores) / len(rubric_scores)

@@ -50,15 +50,21 @@ def structured_rubric_ids(metric: EvalMetric) -> list[str]:
 def score_rubric_scores(response: Mapping[str, Any], metric: EvalMetric) -> ScoreResult:
     """Score a ``rubricScores`` JSON answer (rules in the module doc)."""
     payload = unmarshal_content(response)
-    items = field(payload, "rubricScores", "array") or []
+    items = [
+        (
+            field(item, "id", "string", "rubricScores"),
+            field(item, "score", "number", "rubricScores"),
+            field(item, "reason", "string", "rubricScores"),
+        )
+        for item in field(payload, "rubricScores", "array") or []
+    ]
     if not items:
         raise JudgeOutputError("rubricScores is empty")
     expected = structured_rubric_ids(metric) if visible_rubrics(metric) else None
     seen: set[str] = set()
     scores: list[RubricScore] = []
     reasons: list[str] = []
-    for item in items:
-        raw_id = field(item, "id", "string", "rubricScores")
+    for raw_id, score, reason in items:
         rid = go_trim(raw_id)
         if not rid:
             raise JudgeOutputError("rubric score id is empty")
@@ -67,8 +73,6 @@ def score_rubric_scores(response: Mapping[str, Any], metric: EvalMetric) -> Scor
         if expected is not None and rid not in expected:
             raise JudgeOutputError(f"unexpected rubric score id {go_quote(rid)}")
         seen.add(rid)
-        score = field(item, "score", "number", "rubricScores")
-        reason = field(item, "reason", "string", "rubricScores")
         if score is None:
             raise JudgeOutputError("rubric score is required")
         if reason is None:

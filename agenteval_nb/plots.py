@@ -1,0 +1,323 @@
+"""Matplotlib figures of runs and comparisons.
+
+Every function builds a ``matplotlib.figure.Figure`` with the object-oriented API (no pyplot,
+no global figure state) and returns it; Jupyter displays it, :func:`figure_to_svg` turns it into
+deterministic SVG text for reports and widgets. matplotlib is imported inside the functions, so
+importing the package stays light. A figure with nothing to show carries a "no data" note
+instead of raising.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .analysis.compare import Comparison
+    from .analysis.run import EvalRun
+
+SVG_HASH_SALT = "agenteval_nb"
+"""Fixed ``svg.hashsalt``: SVG element ids derive from content, not from a random salt."""
+
+_PASS = "#3a7d44"
+_FAIL = "#c0392b"
+_A = "#1f77b4"
+_B = "#ff7f0e"
+
+
+def _figure(width: float = 6.4, height: float = 4.0) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _no_data(fig: Figure, message: str = "no data") -> Figure:
+    ax = fig.add_subplot()
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="grey")
+    ax.set_axis_off()
+    return fig
+
+
+def _polars(df: Any) -> Any:
+    import polars as pl
+
+    return df if isinstance(df, pl.DataFrame) else pl.from_pandas(df)
+
+
+def figure_to_svg(fig: Figure) -> str:
+    """SVG text of ``fig``, byte-identical for identical figures and for repeated calls.
+
+    Uses a fixed ``svg.hashsalt`` (so clip-path and glyph ids do not vary), text as paths, and
+    no ``Date`` metadata. A layout engine (constrained layout) is run once and then fixed, as it
+    would otherwise move the axes a little on every render.
+    """
+    import matplotlib
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
+        fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "path"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def score_distribution(run: EvalRun, metric: str | None = None, bins: int = 20) -> Figure:
+    """Histogram of case-level metric scores (``metrics_df``), one panel per metric.
+
+    Not-evaluated results are left out; the pass threshold is drawn as a dashed line.
+    """
+    import polars as pl
+
+    df = run.metrics_df(backend="polars").filter(pl.col("score").is_not_null())
+    if metric is not None:
+        df = df.filter(pl.col("metric_name") == metric)
+    names = sorted(df["metric_name"].unique().to_list(), key=str)
+    if not names:
+        return _no_data(_figure(), "no evaluated scores")
+    ncols = min(3, len(names))
+    nrows = math.ceil(len(names) / ncols)
+    fig = _figure(3.2 * ncols, 2.6 * nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for ax, name in zip(axes.flat, names, strict=False):
+        rows = df.filter(pl.col("metric_name") == name)
+        scores = rows["score"].to_numpy()
+        low = min(0.0, float(scores.min()))
+        high = max(1.0, float(scores.max()))
+        ax.hist(scores, bins=bins, range=(low, high), color=_A, edgecolor="white")
+        threshold = rows["threshold"][0]
+        if threshold is not None:
+            ax.axvline(threshold, color="black", linestyle="--", linewidth=1)
+        ax.set_title(f"{name} (n={rows.height})", fontsize=9)
+        ax.set_xlabel("score")
+        ax.set_ylabel("results")
+    for ax in list(axes.flat)[len(names) :]:
+        ax.set_axis_off()
+    return fig
+
+
+def pass_rates(run: EvalRun, level: float = 0.95) -> Figure:
+    """Pass rate per metric (cases; runs of a case averaged first) with Wilson intervals."""
+    summary = _polars(run.summary_df(level=level, backend="polars"))
+    if summary.height == 0:
+        return _no_data(_figure(), "no evaluated metrics")
+    fig = _figure(6.4, 0.5 * summary.height + 1.4)
+    ax = fig.add_subplot()
+    names = summary["metric_name"].to_list()
+    rates = summary["pass_rate"].to_numpy()
+    low = rates - summary["pass_rate_ci_low"].to_numpy()
+    high = summary["pass_rate_ci_high"].to_numpy() - rates
+    positions = list(range(len(names)))
+    ax.barh(positions, rates, xerr=[low, high], color=_PASS, capsize=3, height=0.6)
+    for y, rate, passed, n in zip(positions, rates, summary["n_passed"], summary["n"], strict=True):
+        ax.text(min(rate, 1.0) + 0.02, y, f"{passed}/{n}", va="center", fontsize=8)
+    ax.set_yticks(positions, names)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel(f"pass rate ({level:.0%} Wilson CI)")
+    ax.set_title("pass rate per metric")
+    return fig
+
+
+def pass_at_k_curve(run: EvalRun, ks: list[int] | None = None) -> Figure:
+    """Mean per-case pass@k and unbiased pass^k over k (± SE), with the eval-set reference."""
+    import polars as pl
+
+    table = run.pass_at_k_df(ks=ks, backend="polars")
+    overall = table.filter(pl.col("level") == "overall")
+    reference = table.filter(pl.col("level") == "eval_set")
+    if overall.height == 0 or overall["n_cases"].max() in (None, 0):
+        return _no_data(_figure(), "no case has enough runs")
+    fig = _figure()
+    ax = fig.add_subplot()
+    k = overall["k"].to_numpy()
+    for column, label, colour in (
+        ("pass_at_k", "pass@k (mean over cases)", _A),
+        ("pass_hat_k_unbiased", "pass^k unbiased (mean over cases)", _B),
+    ):
+        se = overall[f"{column}_se"].fill_nan(0.0).to_numpy()
+        ax.errorbar(
+            k, overall[column].to_numpy(), yerr=se, marker="o", capsize=3, label=label, color=colour
+        )
+    ax.plot(
+        reference["k"].to_numpy(),
+        reference["pass_at_k"].to_numpy(),
+        linestyle="--",
+        marker="x",
+        color="grey",
+        label="pass@k of eval-set runs (reference)",
+    )
+    ax.set_xticks(k)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("k")
+    ax.set_ylabel("probability")
+    ax.set_title(f"pass@k over {run.num_runs} run(s)")
+    ax.legend(fontsize=8, loc="best")
+    return fig
+
+
+def rubric_heatmap(run: EvalRun, metric: str | None = None) -> Figure:
+    """Mean rubric score per case (rows) and rubric (columns), over runs and turns.
+
+    With several metrics and no ``metric`` given, columns are labelled ``metric: rubric``.
+    """
+    import numpy as np
+    import polars as pl
+
+    df = run.rubrics_df(backend="polars")
+    if metric is not None:
+        df = df.filter(pl.col("metric_name") == metric)
+    if df.height == 0:
+        return _no_data(_figure(), "no rubric scores")
+    several = df["metric_name"].n_unique() > 1
+    label = (
+        pl.concat_str([pl.col("metric_name"), pl.lit(": "), pl.col("rubric_id")], ignore_nulls=True)
+        if several
+        else pl.col("rubric_id").fill_null("")
+    )
+    cells = (
+        df.with_columns(label.alias("_rubric"), pl.col("eval_id").fill_null(""))
+        .group_by(["eval_id", "_rubric"])
+        .agg(pl.col("score").mean())
+    )
+    cases = sorted(cells["eval_id"].unique().to_list())
+    rubrics = sorted(cells["_rubric"].unique().to_list())
+    grid = np.full((len(cases), len(rubrics)), np.nan)
+    row_of = {c: i for i, c in enumerate(cases)}
+    col_of = {r: j for j, r in enumerate(rubrics)}
+    for eval_id, rubric, score in cells.iter_rows():
+        grid[row_of[eval_id], col_of[rubric]] = score
+    fig = _figure(1.2 + 0.6 * len(rubrics) + 1.5, 1.2 + 0.3 * len(cases))
+    ax = fig.add_subplot()
+    image = ax.imshow(grid, aspect="auto", cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(len(rubrics)), rubrics, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(cases)), cases, fontsize=8)
+    ax.set_xlabel("rubric")
+    ax.set_ylabel("case")
+    ax.set_title(f"rubric scores{f' — {metric}' if metric else ''}")
+    fig.colorbar(image, ax=ax, label="mean score")
+    return fig
+
+
+def label_distribution(
+    run: EvalRun,
+    eval_id: str,
+    metric: str,
+    invocation_index: int = 0,
+    sample_index: int = 0,
+    run_id: int | None = None,
+) -> Figure:
+    """The verifier's label distribution (A best … T worst) for candidates A and B of one
+    judgement, side by side; the title gives each expected score and valid-label mass.
+
+    ``run_id`` picks the run (default: the first one with a distribution).
+    """
+    import numpy as np
+    import polars as pl
+
+    df = run.logprobs_df(backend="polars").filter(
+        (pl.col("eval_id") == eval_id)
+        & (pl.col("metric_name") == metric)
+        & (pl.col("invocation_index") == invocation_index)
+        & (pl.col("sample_index") == sample_index)
+    )
+    if run_id is None and df.height:
+        run_id = df["run_id"].min()
+    df = df.filter(pl.col("run_id").eq_missing(run_id))
+    if df.height == 0:
+        return _no_data(_figure(), "no label distribution for this judgement")
+    labels = [chr(ord("A") + i) for i in range(20)]
+    extra = sorted(set(df["label"].to_list()) - set(labels), key=str)
+    labels += extra
+    x = np.arange(len(labels))
+    fig = _figure(7.5, 3.6)
+    ax = fig.add_subplot()
+    titles = []
+    for offset, candidate, colour in ((-0.2, "A", _A), (0.2, "B", _B)):
+        rows = df.filter(pl.col("candidate") == candidate)
+        if rows.height == 0:
+            continue
+        probs = dict(zip(rows["label"].to_list(), rows["prob"].to_list(), strict=True))
+        ax.bar(
+            x + offset,
+            [probs.get(label) or 0.0 for label in labels],
+            width=0.4,
+            color=colour,
+            label=f"candidate {candidate}",
+        )
+        titles.append(
+            f"{candidate}: E={_num(rows['expected_score'][0])}, "
+            f"valid mass {_num(rows['valid_mass'][0])}"
+        )
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("label (A best … T worst)")
+    ax.set_ylabel("probability")
+    ax.set_title(
+        f"{eval_id} · {metric} · turn {invocation_index} · sample {sample_index}\n"
+        + " | ".join(titles),
+        fontsize=9,
+    )
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _num(value: Any) -> str:
+    return (
+        "n/a"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else (f"{value:.3f}")
+    )
+
+
+def comparison_scatter(comparison: Comparison, metric: str | None = None) -> Figure:
+    """Score in A against score in B per aligned row; flipped rows highlighted."""
+    import polars as pl
+
+    df = _polars(comparison.frame).filter(
+        pl.col("score_a").is_not_null() & pl.col("score_b").is_not_null()
+    )
+    if metric is not None:
+        df = df.filter(pl.col("metric_name") == metric)
+    if df.height == 0:
+        return _no_data(_figure(5, 5), "no paired scores")
+    fig = _figure(5.0, 5.0)
+    ax: Axes = fig.add_subplot()
+    values = df["score_a"].to_list() + df["score_b"].to_list()
+    low, high = min(0.0, min(values)), max(1.0, max(values))
+    ax.plot([low, high], [low, high], color="grey", linestyle="--", linewidth=1)
+    for flipped, colour, label in ((False, _A, "same status"), (True, _FAIL, "flipped")):
+        rows = df.filter(pl.col("flipped") == flipped)
+        if rows.height:
+            ax.scatter(
+                rows["score_a"].to_numpy(),
+                rows["score_b"].to_numpy(),
+                s=18,
+                alpha=0.7,
+                color=colour,
+                label=f"{label} ({rows.height})",
+            )
+    ax.set_xlim(low - 0.02, high + 0.02)
+    ax.set_ylim(low - 0.02, high + 0.02)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"score {comparison.label_a}")
+    ax.set_ylabel(f"score {comparison.label_b}")
+    ax.set_title(f"{comparison.label_a} vs {comparison.label_b}{f' — {metric}' if metric else ''}")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+__all__ = [
+    "comparison_scatter",
+    "figure_to_svg",
+    "label_distribution",
+    "pass_at_k_curve",
+    "pass_rates",
+    "rubric_heatmap",
+    "score_distribution",
+]

@@ -1,0 +1,226 @@
+"""``export_html``: one self-contained HTML file for a run.
+
+jinja2 with autoescape, the template shipped as package data, every ``{{ }}`` value passed
+through :func:`agenteval_nb.render.text.text` (escaped, controls made visible) unless it is
+already safe markup from :mod:`agenteval_nb.render`. Inline CSS and SVG only: no script, font,
+image or stylesheet is loaded from anywhere, so the file opens offline from ``file://``.
+
+Size: the case table lists every case result; per-invocation details are written for the
+first ``max_cases`` case results in display order (failures first), :data:`DEFAULT_MAX_CASES`
+when not given, with a note saying how many were left out.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..io import write_text_atomic
+from ..render import STYLESHEET, render_case
+from ..render.case import case_score_text, metric_rubric_texts
+from ..render.judge import HEURISTIC_LABEL
+from ..render.order import failures_first
+from ..render.text import number, score_text, status_badge, status_class, text, to_json
+from ..schema import EvalCase, EvalCaseResult
+from .figures import report_plots
+from .header import build_header
+from .summary import metric_rows, pass_at_k_rows, run_rows
+
+DEFAULT_MAX_CASES = 500
+"""Case results with full details when ``max_cases`` is not given (failures first)."""
+MAX_TABLE_METRICS = 12
+"""Metric columns of the case table (the first ones by name); details show all metrics."""
+
+REPORT_CSS = """
+body { margin: 0; background: #fff; }
+.ae-report { max-width: 1400px; margin: 0 auto; padding: 16px 24px; }
+.ae-report section, .ae-report header { margin-bottom: 24px; }
+.ae-report .ae-case-table { font-size: 12px; }
+.ae-report .ae-case-table td { padding: 1px 4px; }
+.ae-report details.ae-case-block { border: 1px solid #d0d7de; border-radius: 4px;
+  padding: 4px 8px; margin: 4px 0; }
+.ae-report details.ae-case-block > summary { font-weight: 600; }
+.ae-report figure.ae-plot { display: inline-block; margin: 8px; vertical-align: top; }
+.ae-report figcaption { font-size: 12px; color: #57606a; text-align: center; }
+.ae-report td.ae-c-pass { color: #1a7f37; }
+.ae-report td.ae-c-fail { color: #cf222e; font-weight: 600; }
+.ae-report td.ae-c-ne { color: #9a6700; }
+"""
+
+_CELL_CLASS = {"ae-pass": "ae-c-pass", "ae-fail": "ae-c-fail", "ae-ne": "ae-c-ne"}
+_MARK = {"ae-pass": "✓", "ae-fail": "✗", "ae-ne": "–"}
+
+
+def _safe(value: Any) -> Any:
+    """jinja2 ``finalize``: markup stays, anything else goes through :func:`text`."""
+    if isinstance(value, Markup):
+        return value
+    return text(value)
+
+
+def _pct(value: float | None) -> str:
+    if value is None or value != value:
+        return "—"
+    return f"{100 * value:.1f}%"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The report's jinja2 environment (templates from ``agenteval_nb/report/templates``)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True,
+        finalize=_safe,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["num"] = number
+    env.filters["pct"] = _pct
+    env.filters["pretty"] = to_json
+    return env
+
+
+def _attempt(what: str, compute: Callable[[], list[Any]], notes: list[str]) -> list[Any]:
+    """``compute()``, or ``[]`` with a note (and a warning) when it fails: a summary table that
+    cannot be computed must not cost the user the whole report."""
+    try:
+        return compute()
+    except Exception as exc:
+        message = f"{what} not computed: {type(exc).__name__}: {exc}"
+        warnings.warn(message, stacklevel=3)
+        notes.append(message)
+        return []
+
+
+def _as_run(run: Any) -> Any:
+    """An EvalRun with a summary (computed when missing) from a run, result model or path."""
+    from ..analysis.load import load_run
+    from ..analysis.run import EvalRun
+
+    if isinstance(run, EvalRun) and run.result.summary is not None:
+        return run
+    loaded = load_run(run)
+    if not isinstance(loaded, EvalRun):
+        raise TypeError("export_html writes the report of one result; got a folder of results")
+    return loaded
+
+
+def _metric_cell(case: EvalCaseResult, name: str) -> tuple[str, str]:
+    for m in case.overall_eval_metric_results or ():
+        if m.metric_name == name:
+            css = status_class(m.eval_status)
+            return _CELL_CLASS.get(
+                css, ""
+            ), f"{_MARK.get(css, '?')} {score_text(m.score, m.eval_status, 3)}"
+    return "", ""
+
+
+def _table_metrics(cases: Sequence[EvalCaseResult]) -> list[str]:
+    names: dict[str, None] = {}
+    for case in cases:
+        for m in case.overall_eval_metric_results or ():
+            names.setdefault(m.metric_name or "", None)
+    return sorted(names)[:MAX_TABLE_METRICS]
+
+
+def report_html(run: Any, *, title: str | None = None, max_cases: int | None = None) -> str:
+    """The report of ``run`` (an EvalRun, a result model, or a result file path) as HTML text."""
+    run = _as_run(run)
+    cases = list(run.result.eval_case_results or ())
+    order = failures_first(cases)
+    limit = DEFAULT_MAX_CASES if max_cases is None else max(0, int(max_cases))
+    detailed = set(order[:limit])
+    evalset_cases: dict[str, EvalCase] = {
+        case.eval_id: case for es in run.evalsets for case in es.eval_cases or ()
+    }
+    rubric_texts = metric_rubric_texts(run.metrics)
+    table_metrics = _table_metrics(cases)
+    rows = []
+    details = []
+    for rank, position in enumerate(order):
+        case = cases[position]
+        anchor = f"case-{rank + 1}" if position in detailed else None
+        badge = status_badge(case.final_eval_status)
+        shown_score = case_score_text(case)
+        rows.append(
+            {
+                "badge": badge,
+                "failed": case.final_eval_status == "failed",
+                "eval_id": case.eval_id,
+                "anchor": anchor,
+                "run_id": case.run_id if case.run_id is not None else "—",
+                "score": shown_score,
+                "metrics": [_metric_cell(case, name) for name in table_metrics],
+                "error": text(case.error_message, limit=200),
+            }
+        )
+        if anchor is not None:
+            details.append(
+                {
+                    "anchor": anchor,
+                    "badge": badge,
+                    "eval_id": case.eval_id,
+                    "run_id": case.run_id if case.run_id is not None else "—",
+                    "score": shown_score,
+                    "body": render_case(
+                        case,
+                        evalset_case=evalset_cases.get(case.eval_id or ""),
+                        rubric_texts=rubric_texts,
+                        open_invocations=False,
+                    ),
+                }
+            )
+    note = ""
+    if len(details) < len(cases):
+        note = (
+            f"Details are included for {len(details)} of {len(cases)} case results "
+            f"(failures first); pass max_cases to export_html to include more."
+        )
+    header = build_header(run)
+    template = environment().get_template("report.html.j2")
+    from .. import __version__
+
+    notes: list[str] = []
+    metric_summary = _attempt("metric summary", lambda: metric_rows(run), notes)
+    pass_at_k = _attempt("pass@k", lambda: pass_at_k_rows(run), notes)
+    return template.render(
+        title=title
+        or f"Evaluation report: {header.eval_set_ids[0] if header.eval_set_ids else ''}",
+        version=__version__,
+        stylesheet=Markup(STYLESHEET),
+        report_css=Markup(REPORT_CSS),
+        heuristic_label=HEURISTIC_LABEL,
+        header=header,
+        runs=run_rows(run),
+        metric_summary=metric_summary,
+        pass_at_k=pass_at_k,
+        summary_notes=notes,
+        plots=report_plots(run),
+        cases=rows,
+        table_metrics=table_metrics,
+        details=details,
+        details_note=note,
+    )
+
+
+def export_html(
+    run: Any,
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    max_cases: int | None = None,
+) -> Path:
+    """Write the single-file report of ``run`` to ``path`` atomically and return the path.
+
+    ``run`` is an :class:`~agenteval_nb.analysis.run.EvalRun`, a result model or a result file;
+    ``max_cases`` caps the case results written with full details (module docstring).
+    """
+    return write_text_atomic(path, report_html(run, title=title, max_cases=max_cases))

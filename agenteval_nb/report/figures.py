@@ -1,0 +1,83 @@
+"""The report's charts: figures from :mod:`agenteval_nb.plots` as inline SVG.
+
+A chart that cannot be drawn (no data of that kind, or a plotting error) becomes a note in its
+place; the report itself is still written.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from .svg import inline_svg
+
+
+@dataclass
+class Plot:
+    """One chart: inline SVG markup, or a note saying why there is none."""
+
+    caption: str
+    svg: Markup | None = None
+    note: str = ""
+
+
+def _draw(index: int, caption: str, make: Callable[[], Any]) -> Plot:
+    from .. import plots
+
+    try:
+        figure = make()
+        if figure is None:
+            return Plot(caption, note="no data")
+        return Plot(caption, svg=inline_svg(plots.figure_to_svg(figure), f"fig{index}"))
+    except Exception as exc:  # a chart must never stop the report
+        warnings.warn(f"report chart {caption!r} not drawn: {exc}", stacklevel=3)
+        return Plot(caption, note=f"chart not drawn: {type(exc).__name__}: {exc}")
+
+
+MAX_HEATMAP_CASES = 60
+"""Above this many cases with rubric scores the rubric heatmap (one row per case) is left out."""
+
+
+def _rubric_cases(run: Any) -> int:
+    """Number of distinct cases with rubric scores."""
+    ids = set()
+    for case in run.result.eval_case_results or ():
+        for per in case.eval_metric_result_per_invocation or ():
+            if any(
+                m.details is not None and m.details.rubric_scores
+                for m in per.eval_metric_results or ()
+            ):
+                ids.add(case.eval_id)
+                break
+    return len(ids)
+
+
+def report_plots(run: Any) -> list[Plot]:
+    """Pass rates, score distributions per metric, the pass@k curve (several runs) and the
+    rubric heatmap (when at most :data:`MAX_HEATMAP_CASES` cases have rubric scores). Verifier
+    label distributions are drawn per judgement in the case details."""
+    try:
+        from .. import plots
+    except ImportError as exc:
+        return [Plot("charts", note=f"charts unavailable: {exc}")]
+    planned: list[tuple[str, Callable[[], Any]]] = [
+        ("pass rate per metric (95% CI)", lambda: plots.pass_rates(run)),
+        ("score distribution per metric", lambda: plots.score_distribution(run)),
+    ]
+    if run.num_runs > 1:
+        planned.append(("pass@k and pass^k by k", lambda: plots.pass_at_k_curve(run)))
+    drawn = [_draw(i, caption, make) for i, (caption, make) in enumerate(planned, 1)]
+    n_rubric_cases = _rubric_cases(run)
+    if 0 < n_rubric_cases <= MAX_HEATMAP_CASES:
+        drawn.append(_draw(len(drawn) + 1, "rubric scores", lambda: plots.rubric_heatmap(run)))
+    elif n_rubric_cases:
+        note = (
+            f"rubric heatmap left out: {n_rubric_cases} cases have rubric scores "
+            f"(more than {MAX_HEATMAP_CASES}); see run.rubrics_df()"
+        )
+        drawn.append(Plot("rubric scores", note=note))
+    return drawn

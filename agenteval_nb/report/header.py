@@ -1,0 +1,151 @@
+"""What the report's header states: the eval set, the metrics and judges, the run
+configuration (secrets redacted), and how many judgements the offline heuristic judge made."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..schema import EvalMetric, EvalMetricResult, EvalSetResult
+from ..schema.extras import judge_record
+from .redact import redact
+
+
+@dataclass
+class MetricRow:
+    """One metric of the header table."""
+
+    name: str
+    evaluator: str
+    threshold: float | None
+    kind: str
+    judge: str
+    config: Any
+    heuristic_judgements: int = 0
+
+
+@dataclass
+class Header:
+    """The header's facts (see module docstring)."""
+
+    eval_set_ids: list[str]
+    result_id: str
+    created: str
+    n_case_results: int
+    n_runs: int
+    metrics: list[MetricRow]
+    judge_models: list[tuple[str, int]]
+    heuristic_judgements: int
+    total_judgements: int
+    configuration: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _kind(metric: EvalMetric | EvalMetricResult) -> str:
+    crit = metric.criterion
+    if crit is None:
+        return "custom"
+    kinds = [
+        name
+        for name, value in (
+            ("tool trajectory", crit.tool_trajectory),
+            ("final response", crit.final_response),
+            ("LLM judge", crit.llm_judge),
+        )
+        if value is not None
+    ]
+    return ", ".join(kinds) or "custom"
+
+
+def _judge_model(metric: EvalMetric | EvalMetricResult) -> str:
+    llm = metric.criterion.llm_judge if metric.criterion is not None else None
+    model = llm.judge_model if llm is not None else None
+    if model is None:
+        return ""
+    parts = [p for p in (model.provider_name, model.model_name, model.variant) if p]
+    shown = "/".join(parts)
+    if model.num_samples:
+        shown += f" × {model.num_samples} samples"
+    return shown
+
+
+def _metric_results(result: EvalSetResult) -> list[EvalMetricResult]:
+    out: list[EvalMetricResult] = []
+    for case in result.eval_case_results or ():
+        for per in case.eval_metric_result_per_invocation or ():
+            out.extend(per.eval_metric_results or ())
+    return out
+
+
+def _created(timestamp: float | None) -> str:
+    if not timestamp:
+        return ""
+    try:
+        moment = dt.datetime.fromtimestamp(timestamp, tz=dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return ""
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def build_header(run: Any) -> Header:
+    """The header of ``run`` (an :class:`~agenteval_nb.analysis.run.EvalRun`)."""
+    result: EvalSetResult = run.result
+    per_invocation = _metric_results(result)
+    heuristic: Counter[str] = Counter()
+    models: Counter[str] = Counter()
+    total = 0
+    for m in per_invocation:
+        record = judge_record(m.details)
+        if record is None:
+            continue
+        total += 1
+        models[record.model or "unknown model"] += 1
+        if record.heuristic:
+            heuristic[m.metric_name or ""] += 1
+    definitions: list[EvalMetric | EvalMetricResult] = list(run.metrics)
+    known = {m.metric_name for m in definitions}
+    for case in result.eval_case_results or ():
+        for m in case.overall_eval_metric_results or ():
+            if m.metric_name not in known:
+                known.add(m.metric_name)
+                definitions.append(m)
+    rows = []
+    for metric in definitions:
+        name = metric.metric_name or ""
+        evaluator = metric.evaluator_key if isinstance(metric, EvalMetric) else name
+        crit = metric.criterion.to_wire() if metric.criterion is not None else None
+        rows.append(
+            MetricRow(
+                name=name,
+                evaluator=evaluator,
+                threshold=metric.threshold,
+                kind=_kind(metric),
+                judge=_judge_model(metric),
+                config=redact(crit) if crit else None,
+                heuristic_judgements=heuristic.get(name, 0),
+            )
+        )
+    config: dict[str, Any] = {}
+    if run.app_name:
+        config["app name"] = run.app_name
+    config["runs"] = run.num_runs
+    if run.elapsed_s is not None:
+        config["elapsed"] = f"{run.elapsed_s:.1f} s"
+    for key, value in (run.info or {}).items():
+        config[str(key)] = value
+    set_ids = [es.eval_set_id for es in run.evalsets] or [result.eval_set_id or ""]
+    return Header(
+        eval_set_ids=list(dict.fromkeys(set_ids)),
+        result_id=result.eval_set_result_id or "",
+        created=_created(result.creation_timestamp),
+        n_case_results=len(result.eval_case_results or ()),
+        n_runs=run.num_runs,
+        metrics=rows,
+        judge_models=sorted(models.items()),
+        heuristic_judgements=sum(heuristic.values()),
+        total_judgements=total,
+        configuration=redact(config),
+        warnings=list(run.warnings),
+    )

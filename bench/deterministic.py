@@ -1,0 +1,118 @@
+"""Benchmark of the deterministic engine (tool trajectory + final response, trace mode).
+
+For each size it runs one child process (so peak RSS is that size's own) that loads a synthetic
+eval set (see ``_synthetic.py``), evaluates it with ``tool_trajectory_avg_score`` (unordered,
+``ignoreTree``) and ``final_response_avg_score`` (contains, caseInsensitive), and writes the
+result file. When ``.bench-venv`` holds trpc-agent-py (``python -m venv .bench-venv &&
+.bench-venv/bin/pip install trpc-agent-py 'mcp<2' greenlet``), the 10k set is also evaluated by
+its AgentEvaluator in the same command and the ratio is printed.
+
+    python bench/deterministic.py [--sizes 1000,10000,100000] [--trpc-size 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def one(n: int, out_dir: Path) -> dict[str, float]:
+    import agenteval_nb as ae
+    from _synthetic import METRICS, evalset
+
+    data = evalset(n)
+    t0 = time.perf_counter()
+    es = ae.load_evalset(data)
+    metrics = ae.load_metrics(METRICS)
+    t1 = time.perf_counter()
+    run = ae.evaluate(es, metrics, progress=False, case_parallelism=1)
+    t2 = time.perf_counter()
+    run.save(out_dir / f"bench_{n}.evalset_result.json")
+    t3 = time.perf_counter()
+    passed = run.case_status_counts().get("passed", 0)
+    return {
+        "n": n,
+        "load_s": t1 - t0,
+        "evaluate_s": t2 - t1,
+        "save_s": t3 - t2,
+        "passed": passed,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def trpc(n: int, tmp: Path) -> float | None:
+    python = ROOT / ".bench-venv" / "bin" / "python"
+    if not python.exists():
+        print("trpc-agent-py: skipped (no .bench-venv; see the module docstring)")
+        return None
+    from _synthetic import TRPC_METRICS, adk_evalset
+
+    es_path, m_path = tmp / "adk.json", tmp / "metrics.json"
+    es_path.write_text(json.dumps(adk_evalset(n)))
+    m_path.write_text(json.dumps(TRPC_METRICS))
+    proc = subprocess.run(
+        [str(python), str(ROOT / "bench" / "trpc_baseline.py"), str(es_path), str(m_path), str(tmp / "trpc")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("seconds=")]
+    if proc.returncode != 0 or not line:
+        print("trpc-agent-py failed:", proc.stderr[-2000:])
+        return None
+    return float(line[-1].split("=")[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--trpc-size", type=int, default=10000)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one(args.one, Path(args.out))))
+        return
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(s) for s in args.sizes.split(",")):
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", str(n), "--out", tmp],
+                capture_output=True, text=True, check=True,
+            )
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            rows[n] = r
+            total = r["evaluate_s"]
+            print(
+                f"{n:>8} invocations: evaluate {total:7.3f}s = {n / total:9.0f} inv/s "
+                f"({1e6 * total / n:6.1f} µs/inv), load {r['load_s']:.3f}s, save {r['save_s']:.3f}s, "
+                f"peak RSS {r['peak_rss_mb']:.0f} MB, passed {r['passed']}"
+            )
+        sizes = sorted(rows)
+        if len(sizes) > 1:
+            a, b = sizes[0], sizes[-1]
+            per_a = rows[a]["evaluate_s"] / a
+            per_b = rows[b]["evaluate_s"] / b
+            print(f"scaling: µs/inv at {b} is {per_b / per_a:.2f}× that at {a} (1.00 = linear)")
+        n = args.trpc_size
+        baseline = trpc(n, Path(tmp))
+        if baseline is not None:
+            ours = rows.get(n) or json.loads(
+                subprocess.run([sys.executable, __file__, "--one", str(n), "--out", tmp], capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+            )
+            ours_s = ours["evaluate_s"] + ours["save_s"]
+            print(f"trpc-agent-py AgentEvaluator, {n} cases incl. writing results: {baseline:.2f}s")
+            print(f"agenteval_nb, same data incl. writing results: {ours_s:.2f}s -> {baseline / ours_s:.1f}× faster")
+
+
+if __name__ == "__main__":
+    main()

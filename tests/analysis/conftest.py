@@ -1,0 +1,6 @@
+"""Makes the analysis test builders importable as ``_analysis_builders``."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))

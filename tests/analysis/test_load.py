@@ -1,0 +1,177 @@
+"""load_run (files, legacy string form, dicts, models, directories) and parse_pass_nc (SPEC §7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import polars as pl
+import pytest
+from _analysis_builders import rich_run, status_run
+
+from agenteval_nb.analysis.load import RunCollection, load_run, parse_pass_nc
+from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.io import save_result
+from agenteval_nb.schema import EvalSetResult, EvalSetResultSummary
+
+SPEC_EXAMPLES = Path(__file__).parents[2] / "data" / "seeds" / "spec_examples"
+
+
+def _result_dict(run: EvalRun, *, summary: bool = True) -> dict:
+    data = run.result.to_wire()
+    if not summary:
+        data.pop("summary")
+    return data
+
+
+def test_dict_model_and_text_give_the_same_run():
+    source = rich_run()
+    data = _result_dict(source)
+    from_dict = load_run(data)
+    from_model = load_run(source.result)
+    from_text = load_run(json.dumps(data))
+    for run in (from_dict, from_model, from_text):
+        assert isinstance(run, EvalRun)
+        assert run.info["summary_computed"] is False
+        assert run.cases_df(backend="polars").equals(source.cases_df(backend="polars"))
+
+
+def test_missing_summary_is_computed_without_touching_the_input():
+    source = rich_run()
+    result = EvalSetResult.model_validate(_result_dict(source, summary=False))
+    run = load_run(result)
+    assert result.summary is None
+    assert run.info["summary_computed"] is True
+    assert run.result.summary == source.result.summary
+    assert parse_pass_nc(run) == parse_pass_nc(source)
+
+
+def test_legacy_json_string_file(tmp_path):
+    source = rich_run()
+    path = tmp_path / "legacy.evalset_result.json"
+    path.write_text(json.dumps(json.dumps(_result_dict(source, summary=False))), encoding="utf-8")
+    run = load_run(path)
+    assert run.info["summary_computed"] is True
+    assert run.invocations_df(backend="polars").height == 30
+
+
+def test_results_without_run_ids_are_read_as_run_one():
+    data = {
+        "evalSetId": "s",
+        "evalCaseResults": [
+            {"evalId": "a", "finalEvalStatus": "passed"},
+            {"evalId": "b", "finalEvalStatus": "failed"},
+        ],
+    }
+    run = load_run(data)
+    assert run.result.summary.num_runs == 1
+    assert run.cases_df(backend="polars")["run_id"].to_list() == [1, 1]
+    assert any("runId" in w for w in run.warnings)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "calc_trace_older_format.evalset_result.json",
+        "calc_trace_legacy_string.evalset_result.json",
+        "spec_examples_calc_trace_8c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e.evalset_result.json",
+    ],
+)
+def test_shipped_go_files_load(name):
+    run = load_run(
+        SPEC_EXAMPLES / name,
+        evalset=SPEC_EXAMPLES / "calc_trace.evalset.json",
+        metrics=SPEC_EXAMPLES / "calc_trace.metrics.json",
+    )
+    assert run.result.summary is not None
+    assert run.evalset is not None and run.metrics
+    assert run.cases_df(backend="polars").height >= 1
+    assert run.invocations_df(backend="polars")["evaluator"].null_count() == 0
+    n, c = parse_pass_nc(run)
+    assert n >= 1 and 0 <= c <= n
+
+
+def test_directory_gives_a_collection(tmp_path):
+    a = status_run({"x": ["passed"], "y": ["failed"]})
+    b = status_run({"x": ["passed"], "y": ["passed"]})
+    save_result(a.result, tmp_path / "app" / "run_a.evalset_result.json")
+    save_result(b.result, tmp_path / "app" / "run_b.evalset_result.json")
+    (tmp_path / "app" / "notes.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "app" / "set.evalset.json").write_text("{}", encoding="utf-8")
+
+    runs = load_run(tmp_path)
+    assert isinstance(runs, RunCollection)
+    assert len(runs) == 2 and runs.keys() == ["run_a", "run_b"]
+    assert runs["run_b"] is runs[1] and runs[0] in runs
+    assert [run.app_name for run in runs] == ["app", "app"]
+
+    cases = runs.concat_df("cases", backend="polars")
+    assert cases.columns[0] == "result_id"
+    assert cases.select("result_id", "eval_id", "status").rows() == [
+        ("run_a", "x", "passed"),
+        ("run_a", "y", "failed"),
+        ("run_b", "x", "passed"),
+        ("run_b", "y", "passed"),
+    ]
+    assert len(runs.concat_df("metrics", backend="pandas")) == 0
+    with pytest.raises(ValueError, match="unknown frame kind"):
+        runs.concat_df("nope")
+
+
+def test_directory_keys_stay_unique_across_apps(tmp_path):
+    run = status_run({"x": ["passed"]})
+    save_result(run.result, tmp_path / "app1" / "same.evalset_result.json")
+    save_result(run.result, tmp_path / "app2" / "same.evalset_result.json")
+    assert load_run(tmp_path).keys() == ["app1/same", "app2/same"]
+
+
+def test_empty_directory_concat_has_the_schema(tmp_path):
+    runs = load_run(tmp_path)
+    assert isinstance(runs, RunCollection) and len(runs) == 0
+    out = runs.concat_df("invocations", backend="polars")
+    assert out.height == 0 and out.columns[:3] == ["result_id", "run_id", "eval_id"]
+    assert out.schema["actual_tools"] == pl.List(pl.String)
+
+
+# -- parse_pass_nc --------------------------------------------------------------------------------
+
+
+def test_parse_pass_nc_counts_passed_eval_set_runs():
+    # run 1: all cases pass; runs 2 and 3: one case fails ⇒ n = 3, c = 1
+    run = status_run(
+        {
+            "a": ["passed"] * 3,
+            "b": ["passed", "passed", "failed"],
+            "c": ["passed", "failed", "passed"],
+        }
+    )
+    assert parse_pass_nc(run) == (3, 1)
+    assert parse_pass_nc(run.result) == (3, 1)
+    assert parse_pass_nc({"evalSetResult": run.result.to_wire()}) == (3, 1)
+    assert parse_pass_nc(SimpleNamespace(eval_set_result=run.result)) == (3, 1)
+
+
+def test_parse_pass_nc_absent_passed_count_is_zero():
+    run = status_run({"a": ["failed", "failed"]})
+    assert run.result.summary.run_status_counts.passed is None
+    assert parse_pass_nc(run) == (2, 0)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (None, "evaluation result is nil"),
+        (SimpleNamespace(eval_set_result=None), "eval set result is nil"),
+        ({"evalSetResult": None}, "eval set result is nil"),
+        (EvalSetResult(eval_set_id="s"), "eval set result summary is nil"),
+        (EvalRun(result=EvalSetResult(eval_set_id="s")), "eval set result summary is nil"),
+        (
+            EvalSetResult(eval_set_id="s", summary=EvalSetResultSummary(num_runs=2)),
+            "run status counts is nil",
+        ),
+    ],
+)
+def test_parse_pass_nc_errors(value, message):
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        parse_pass_nc(value)
