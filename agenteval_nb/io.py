@@ -13,7 +13,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -183,14 +183,46 @@ def dumps(model: BaseModel | list[BaseModel]) -> str:
     return body.translate(_GO_ESCAPE_TABLE) + "\n"
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` via a temp file in the same folder and a rename."""
+def _result_chunks(result: EvalSetResult) -> Iterator[str]:
+    """The result file text in pieces, one case result at a time (bounded memory)."""
+    head = result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"eval_case_results"})
+    cases = result.eval_case_results
+    keys = list(head)
+    if cases is not None:
+        # Go's field order: the case results come right after evalSetId.
+        at = keys.index("evalSetId") + 1 if "evalSetId" in keys else 0
+        keys.insert(at, "evalCaseResults")
+    yield "{"
+    for i, key in enumerate(keys):
+        sep = "," if i else ""
+        if key == "evalCaseResults":
+            if not cases:
+                yield f'{sep}\n  "evalCaseResults": []'
+                continue
+            yield f'{sep}\n  "evalCaseResults": ['
+            for j, case in enumerate(cases):
+                body = case.model_dump_json(by_alias=True, exclude_none=True, indent=2)
+                yield ("," if j else "") + "\n    " + body.replace("\n", "\n    ")
+            yield "\n  ]"
+        else:
+            value = json.dumps(head[key], indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            yield f"{sep}\n  {json.dumps(key)}: {value}"
+    yield "\n}\n"
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
+    """Write ``text`` (a string or string pieces) via a temp file in the same folder and a
+    rename, so that readers never see a partial file."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                for piece in text:
+                    handle.write(piece.translate(_GO_ESCAPE_TABLE))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
@@ -212,5 +244,5 @@ def save_metrics(metrics: Iterable[EvalMetric], path: str | os.PathLike[str]) ->
 
 
 def save_result(result: EvalSetResult, path: str | os.PathLike[str]) -> Path:
-    """Write a result file atomically."""
-    return write_text_atomic(path, dumps(result))
+    """Write a result file atomically, streaming one case result at a time."""
+    return write_text_atomic(path, _result_chunks(result))
