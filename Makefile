@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/python -m agenteval_nb demo --out out
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env
 
 bench: $(STAMP)
 	$(BIN)/python bench/deterministic.py

@@ -55,6 +55,12 @@ _EXPORTS: dict[str, str] = {
     # statistics
     "pass_at_k": "agenteval_nb.analysis.passk",
     "pass_hat_k": "agenteval_nb.analysis.passk",
+    "best_of_n": "agenteval_nb.bestofn",
+    "best_of_n_async": "agenteval_nb.bestofn",
+    "BestOfNResult": "agenteval_nb.bestofn",
+    # inspection and reports
+    "inspect": "agenteval_nb.widgets",
+    "export_html": "agenteval_nb.report",
 }
 
 _SUBMODULES = {"schema", "stats", "verifier", "criteria", "judge", "testing", "stores", "plots"}

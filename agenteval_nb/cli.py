@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,24 +16,50 @@ from pathlib import Path
 DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo" / "demo_assistant"
 
 
-def _evaluate_and_write(evalsets: list[Path], metrics: Path, out: Path, progress: bool) -> int:
+def _evaluate_and_write(
+    evalsets: list[Path], metrics: Path, out: Path, progress: bool, **kwargs: object
+) -> int:
     from .api import evaluate
 
-    run = evaluate([str(p) for p in evalsets], str(metrics), progress=progress)
+    run = evaluate([str(p) for p in evalsets], str(metrics), progress=progress, **kwargs)
     print(run.summary_text())
     out.mkdir(parents=True, exist_ok=True)
     result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")
+    report_path = run.to_html(out / "report.html")
     print(f"result: {result_path}")
+    print(f"report: {report_path}")
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    """Evaluate the demo runs with every metric; the judge is the offline heuristic judge
+    behind a loopback OpenAI-compatible server unless ``OPENAI_BASE_URL`` names an endpoint."""
     runs = sorted(DEMO_DIR.glob("demo_run*.evalset.json"))
     if not runs:
         print(f"demo data not found under {DEMO_DIR}", file=sys.stderr)
         return 2
-    metrics = DEMO_DIR / "demo_deterministic.metrics.json"
-    return _evaluate_and_write(runs, metrics, Path(args.out), progress=not args.quiet)
+    out = Path(args.out)
+    metrics = DEMO_DIR / ("demo_deterministic.metrics.json" if args.no_judge else "demo.metrics.json")
+    if args.no_judge or os.environ.get("OPENAI_BASE_URL"):
+        if not args.no_judge:
+            print(f"judge: {os.environ.get('AGENTEVAL_JUDGE_MODEL', '(model unset)')} "
+                  "at $OPENAI_BASE_URL")
+        return _evaluate_and_write(runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite")
+    from .testing.fake_server import FakeOpenAIServer
+    from .testing.heuristic_judge import HEURISTIC_MODEL, heuristic_handler
+
+    with FakeOpenAIServer(handler=heuristic_handler) as server:
+        os.environ["OPENAI_BASE_URL"] = server.base_url
+        os.environ.setdefault("AGENTEVAL_JUDGE_MODEL", HEURISTIC_MODEL)
+        os.environ.setdefault("OPENAI_API_KEY", "offline-demo")
+        print("judge: offline heuristic judge (NOT an LLM) on a loopback server; set "
+              "OPENAI_BASE_URL, OPENAI_API_KEY and AGENTEVAL_JUDGE_MODEL for a real one")
+        try:
+            return _evaluate_and_write(
+                runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite"
+            )
+        finally:
+            del os.environ["OPENAI_BASE_URL"]
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
@@ -67,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="evaluate the bundled demo data offline")
     demo.add_argument("--out", default="out", help="output folder (default: out)")
     demo.add_argument("--quiet", action="store_true", help="no progress bar")
+    demo.add_argument("--no-judge", action="store_true", help="deterministic metrics only")
     demo.set_defaults(func=_cmd_demo)
     ev = sub.add_parser("evaluate", help="evaluate eval set files (several = recorded runs)")
     ev.add_argument("evalsets", nargs="+")

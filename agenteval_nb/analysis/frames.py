@@ -82,6 +82,7 @@ swap_gap           Float64    L       ``sample_score − swapped_score`` (positi
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -434,51 +435,52 @@ def invocations_frame(run: EvalRun) -> pl.DataFrame:
     fallback_rows: list[int] = []
     fallback_models: list[str | None] = []
 
+    # one C call per object instead of one attribute lookup per field
+    turn_fields = attrgetter("actual_invocation", "expected_invocation", "eval_metric_results")
+    inv_fields = attrgetter("invocation_id", "user_content", "final_response", "tools")
+    result_fields = attrgetter(
+        "metric_name", "score", "threshold", "eval_status", "details", "criterion"
+    )
+
     row = 0
     turn_no = -1
     for case in _cases(run.result):
         run_id, eval_id = case.run_id, case.eval_id
         for index, per in enumerate(case.eval_metric_result_per_invocation or ()):
             turn_no += 1
-            actual = per.actual_invocation
-            expected = per.expected_invocation
+            actual, expected, metric_results = turn_fields(per)
             t_run(run_id)
             t_eval(eval_id)
             t_index(index)
-            if actual is not None:
-                inv_id = actual.invocation_id
-                if inv_id is None and expected is not None:
-                    inv_id = expected.invocation_id
-                msg = actual.user_content
-                if msg is None and expected is not None:
-                    msg = expected.user_content
-                final = actual.final_response
-                t_actual(final.content if final is not None else None)
-                tools = actual.tools
-                t_atools([t.name for t in tools] if tools else [])
-            else:
-                inv_id = expected.invocation_id if expected is not None else None
-                msg = expected.user_content if expected is not None else None
-                t_actual(None)
-                t_atools(None)
-            t_id(inv_id)
-            t_user(msg.content if msg is not None else None)
             if expected is not None:
-                final = expected.final_response
-                t_expected(final.content if final is not None else None)
-                tools = expected.tools
-                t_etools([t.name for t in tools] if tools else [])
+                e_id, e_user, e_final, e_tools = inv_fields(expected)
+                t_expected(e_final.content if e_final is not None else None)
+                t_etools([t.name for t in e_tools] if e_tools else [])
             else:
+                e_id = e_user = None
                 t_expected(None)
                 t_etools(None)
+            if actual is not None:
+                inv_id, msg, final, tools = inv_fields(actual)
+                t_id(e_id if inv_id is None else inv_id)
+                if msg is None:
+                    msg = e_user
+                t_actual(final.content if final is not None else None)
+                t_atools([t.name for t in tools] if tools else [])
+            else:
+                msg = e_user
+                t_id(e_id)
+                t_actual(None)
+                t_atools(None)
+            t_user(msg.content if msg is not None else None)
 
-            for m in per.eval_metric_results or ():
+            for m in metric_results or ():
+                name, score, threshold, status, details, crit = result_fields(m)
                 to_turn(turn_no)
-                r_name(m.metric_name)
-                r_score(m.score)
-                r_thr(m.threshold)
-                r_status(m.eval_status)
-                details = m.details
+                r_name(name)
+                r_score(score)
+                r_thr(threshold)
+                r_status(status)
                 if details is None:
                     r_reason(None)
                 else:
@@ -489,7 +491,6 @@ def invocations_frame(run: EvalRun) -> pl.DataFrame:
                         if record is not None:
                             judge_rows.append(row)
                             _append_judge(judge, record)
-                crit = m.criterion
                 if crit is not None and crit.llm_judge is not None:
                     fallback_rows.append(row)
                     fallback_models.append(_criterion_judge_model(m))

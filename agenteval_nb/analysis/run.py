@@ -251,6 +251,12 @@ class EvalRun:
         """Write the result file atomically (Go format, readable by trpc-agent-go)."""
         return save_result(self.result, path)
 
+    def to_html(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+        """Write the single-file HTML report (see :func:`agenteval_nb.report.export_html`)."""
+        from ..report import export_html
+
+        return export_html(self, path, **kwargs)
+
     def summary_text(self) -> str:
         """A few plain-text lines with the headline numbers."""
         counts = self.case_status_counts()

@@ -18,6 +18,7 @@ from .rouge import RougeScore, score_rouge, validate_rouge
 from .rouge_tokens import cjk_tokenizer, rouge_tokenize, split_sentences
 from .text import match_text, validate_text
 from .trajectory import DEFAULT_STRATEGY, match_tool_trajectory, validate_tool_trajectory
+from .validation import validate_criterion
 from .xml import match_xml, validate_xml
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "score_rouge",
     "split_sentences",
     "unmatched_left",
+    "validate_criterion",
     "validate_final_response",
     "validate_json",
     "validate_length",

@@ -77,7 +77,11 @@ def validate_rouge(criterion: RougeCriterion | None) -> str | None:
     return None
 
 
-def _scores(rouge_type: str, target: str, prediction: str, tokenize: Callable, split: bool):
+Tokenizer = Callable[[str], list[str]]
+
+
+def _scores(rouge_type: str, target: str, prediction: str, tokenize: Tokenizer, split: bool) -> Any:
+    """``rouge_score``'s Score tuple (precision, recall, fmeasure) for one rouge type."""
     from rouge_score import rouge_scorer
 
     if rouge_type == "rougeLsum":
@@ -98,7 +102,7 @@ def _scores(rouge_type: str, target: str, prediction: str, tokenize: Callable, s
     )
 
 
-def _tokenizer(criterion: RougeCriterion, hooks: Hooks) -> Callable[[str], list[str]]:
+def _tokenizer(criterion: RougeCriterion, hooks: Hooks) -> Tokenizer:
     custom = hooks.tokenizer_fn(criterion.tokenizer_name)
     if custom is None:
         stem = bool(criterion.use_stemmer)

@@ -78,6 +78,14 @@ def _name(tool: Tool) -> str:
     return tool.name or ""
 
 
+def _pair_text(actual: Tool, expected: Tool, cause: Reason) -> str:
+    head = (
+        f"actual tool {actual.id or ''} named {_name(actual)} mismatch with expected tool "
+        f"{expected.id or ''} named {_name(expected)}"
+    )
+    return wrap(head, cause)()
+
+
 def _tool_label(tool: Tool) -> str:
     return f"tool id {tool.id or ''} with name {tool.name or ''} mismatch"
 
@@ -123,11 +131,7 @@ class _PairMatcher:
                 cause = wrap("result mismatch", inner)
         if cause is None:
             return None
-        head = (
-            f"actual tool {actual.id or ''} named {_name(actual)} mismatch with expected tool "
-            f"{expected.id or ''} named {_name(expected)}"
-        )
-        return wrap(head, cause)
+        return lambda: _pair_text(actual, expected, cause)
 
 
 def _ordered(matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]) -> Reason | None:

@@ -34,14 +34,14 @@ def _turn_result(
     actual: Invocation, expected: Invocation, matched: bool, reason: str, threshold: float
 ) -> PerInvocationResult:
     score = 1.0 if matched else 0.0
+    value = ScoreValue(kind="numeric", numeric=score)
+    details = EvalMetricResultDetails(reason=reason, score=score, value=value)
     return PerInvocationResult(
         actual_invocation=actual,
         expected_invocation=expected,
         score=score,
         status=status_for(score, threshold),
-        details=EvalMetricResultDetails(
-            reason=reason, score=score, value=ScoreValue(kind="numeric", numeric=score)
-        ),
+        details=details,
     )
 
 

@@ -102,6 +102,17 @@ def render_invocation(
     return join(parts)
 
 
+def _session_line(case: EvalCaseResult) -> Markup:
+    parts = [
+        Markup("{} {}").format(name, text(value))
+        for name, value in (("session", case.session_id), ("user", case.user_id))
+        if value
+    ]
+    return (
+        Markup('<div class="ae-muted">{}</div>').format(join(parts, " · ")) if parts else Markup("")
+    )
+
+
 def render_case(
     case: EvalCaseResult,
     *,
@@ -122,11 +133,7 @@ def render_case(
         text(case.eval_id),
         text(case.run_id if case.run_id is not None else "—"),
         case_score_text(case),
-        Markup('<div class="ae-muted">session {} · user {}</div>').format(
-            text(case.session_id), text(case.user_id)
-        )
-        if case.session_id or case.user_id
-        else "",
+        _session_line(case),
     )
     parts = [head]
     if case.error_message:

@@ -1,4 +1,4 @@
-"""Test helpers: a loopback OpenAI-compatible server (and, later, an offline judge).
+"""Offline tools: a loopback OpenAI-compatible server and the heuristic judge (not an LLM).
 
 Names are imported lazily so that ``python -m agenteval_nb.testing.fake_server`` does not load
 the module twice.
@@ -16,9 +16,13 @@ _LAZY = {
     "FakeOpenAIServer": ".fake_server",
     "FakeResponse": ".fake_server",
     "completion": ".fake_server",
+    "HeuristicJudge": ".heuristic_judge",
+    "heuristic_judge": ".heuristic_judge",
+    "heuristic_handler": ".heuristic_judge",
+    "HEURISTIC_MODEL": ".heuristic_judge",
 }
 
-__all__ = ["FakeOpenAIServer", "FakeResponse", "completion"]
+__all__ = sorted(_LAZY)
 
 
 def __getattr__(name: str) -> Any:

@@ -12,10 +12,11 @@ is a heuristic; the evaluators then mark the judgement ``heuristic=True``.
    JSON, ``single_score_result`` → ``{score, reason}``, ``boolean_result`` → ``{passed,
    reason}``, ``categorical_result`` → ``{category, reason}``;
 2. cues in the prompt: ``<score_A>`` → verifier letters (pairwise when ``<score_B>`` is there
-   too); ``<segmented_sentences>`` → hallucination ``ID/Reason/Label/Verdict`` blocks;
-   ``<sentence>`` → segmentation; ``is_the_agent_response_valid`` → the two
-   ``reasoning:`` / ``is_the_agent_response_valid:`` lines; ``rubricScores`` → rubric JSON;
-   ``"passed"`` → boolean JSON; ``"category"`` → categorical JSON; anything else → single score.
+   too); ``<segmented_sentences>`` (or ``Label:`` with ``Verdict:``) → hallucination
+   ``ID/Reason/Label/Verdict`` blocks, one per ``<sentence id="N">``; ``<sentence>`` →
+   segmentation; ``is_the_agent_response_valid`` → the two ``reasoning:`` /
+   ``is_the_agent_response_valid:`` lines; ``rubricScores`` → rubric JSON; ``"passed"`` →
+   boolean JSON; ``"category"`` → categorical JSON; anything else → single score.
 
 **The rule** is word overlap. Words are lower-cased runs of letters and digits minus a short
 list of English stop words; ``overlap(answer, reference)`` = the share of the reference's
@@ -235,7 +236,7 @@ class HeuristicJudge:
             )
         if "<score_A>" in prompt:
             return self._verifier(prompt, want_logprobs)
-        if "<segmented_sentences>" in prompt:
+        if "<segmented_sentences>" in prompt or ("Label:" in prompt and "Verdict:" in prompt):
             return self._done(self._validation(prompt), prompt)
         if "<sentence>" in prompt:
             return self._done(self._segmentation(prompt), prompt)
@@ -270,16 +271,32 @@ class HeuristicJudge:
         )
 
     def _rubrics(self, prompt: str, ids: Sequence[str] | None) -> str:
+        """An item passes when the answer holds half of the item's words, or — since rubric
+        items are mostly phrased in general terms — half of the reference answer's words when
+        there is a reference, else a third of the user prompt's words."""
         knowledge = _section(prompt, "retrieved_knowledge")
-        answer = knowledge if knowledge is not None else _answer_and_reference(prompt)[0]
+        answer, reference = _answer_and_reference(prompt)
+        if knowledge is not None:
+            answer = knowledge
+        question = _section(prompt, "user_prompt") or ""
+        if reference:
+            fallback, basis, needed = overlap(answer, reference), "reference answer", PASS_OVERLAP
+        elif words(question):
+            fallback, basis, needed = overlap(answer, question), "user prompt", PASS_OVERLAP / 1.5
+        else:
+            fallback, basis, needed = 0.0, "user prompt", 1.0
         items = []
         for rid, text in _rubric_items(prompt, ids):
             r = overlap(answer, text)
+            passed = r >= PASS_OVERLAP or fallback >= needed
             items.append(
                 {
                     "id": rid,
-                    "score": 1 if r >= PASS_OVERLAP else 0,
-                    "reason": f"heuristic (not an LLM): {_percent(r)} of the item's words found",
+                    "score": 1 if passed else 0,
+                    "reason": (
+                        f"heuristic (not an LLM): {_percent(r)} of the item's words and "
+                        f"{_percent(fallback)} of the {basis}'s words found"
+                    ),
                 }
             )
         return json.dumps({"rubricScores": items})

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenteval_nb.criteria.gofmt import go_float, go_lower, go_value
@@ -36,6 +36,7 @@ def test_go_float_matches_fmt_v(value, text):
     assert go_float(value) == text
 
 
+@settings(deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_go_float_round_trips(value):
     assert float(go_float(value)) == value

@@ -47,3 +47,32 @@ def test_public_api_is_exported():
     ]:
         assert name in criteria.__all__
         assert callable(getattr(criteria, name))
+
+
+def test_validate_criterion_reports_first_configuration_error():
+    from agenteval_nb.criteria import validate_criterion
+    from agenteval_nb.schema import Criterion
+
+    ok = Criterion.model_validate({"toolTrajectory": {}, "finalResponse": {"text": {}}})
+    assert validate_criterion(ok) is None
+    assert validate_criterion(None) is None
+    bad_rouge = Criterion.model_validate({"finalResponse": {"rouge": {"rougeType": "rouge0"}}})
+    assert validate_criterion(bad_rouge) == "rouge mismatch: invalid rouge type: rouge0"
+    bad_json = Criterion.model_validate(
+        {
+            "toolTrajectory": {
+                "toolStrategy": {
+                    "t": {"arguments": {"onlyTree": {"a": True}, "ignoreTree": {"b": True}}}
+                }
+            }
+        }
+    )
+    assert validate_criterion(bad_json) == (
+        "arguments mismatch: onlyTree and ignoreTree cannot be set at the same time"
+    )
+    bad_length = Criterion.model_validate(
+        {"finalResponse": {"text": {"length": {"min": 5, "max": 1}}}}
+    )
+    assert validate_criterion(bad_length) == (
+        "text mismatch: length mismatch: min length must be less than or equal to max length"
+    )

@@ -1,7 +1,7 @@
 """JSONCriterion (SPEC §3.4): exact / ignoreTree / onlyTree, tolerance, valid, schema, skip."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenteval_nb.criteria import (
@@ -36,12 +36,14 @@ json_values = st.recursive(
 )
 
 
+@settings(deadline=None)
 @given(json_values)
 def test_exact_compare_is_reflexive(value):
     match_json(J(), value, value)
     match_json(J(number_tolerance=0), value, value)
 
 
+@settings(deadline=None)
 @given(st.dictionaries(st.text(max_size=4), json_values, max_size=4), json_values)
 def test_ignore_tree_with_every_key_true_matches_any_objects(actual, expected_seed):
     expected = {"other": expected_seed}
@@ -49,6 +51,7 @@ def test_ignore_tree_with_every_key_true_matches_any_objects(actual, expected_se
     match_json(J(ignore_tree=tree), actual, expected)
 
 
+@settings(deadline=None)
 @given(json_values, json_values)
 def test_match_agrees_with_python_equality_for_plain_values(a, b):
     """With tolerance 0, exact compare is equality where booleans are never numbers."""
@@ -60,6 +63,7 @@ def test_match_agrees_with_python_equality_for_plain_values(a, b):
     assert matched == _strict_equal(a, b)
 
 
+@settings(deadline=None)
 @given(json_values)
 def test_match_agrees_with_strict_equality_on_copies(value):
     import copy

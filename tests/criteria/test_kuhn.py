@@ -2,7 +2,7 @@
 
 import itertools
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenteval_nb.criteria import unmatched_left
@@ -51,6 +51,7 @@ graphs = st.integers(0, 5).flatmap(
 )
 
 
+@settings(deadline=None)
 @given(graphs)
 def test_same_unmatched_set_as_reference_and_maximum(graph):
     left, right, edges = graph

@@ -22,7 +22,7 @@ INVALID = "reasoning: wrong city\nis_the_agent_response_valid: invalid"
 
 async def test_missing_llm_judge_criterion(run_eval, server):
     metric = EvalMetric.model_validate({"metricName": "llm_final_response", "threshold": 1})
-    with pytest.raises(EvaluatorError, match="^missing required fields in eval metric$"):
+    with pytest.raises(EvaluatorError, match=r"^missing required fields in eval metric$"):
         await run_eval("llm_final_response", metric, [inv()])
 
 
@@ -37,7 +37,7 @@ async def test_judge_model_required_without_injected_judge(run_eval, server):
     metric = EvalMetric.model_validate(
         {"metricName": "m", "criterion": {"llmJudge": {"rubrics": RUBRICS}}}
     )
-    with pytest.raises(EvaluatorError, match="^missing required fields in eval metric$"):
+    with pytest.raises(EvaluatorError, match=r"^missing required fields in eval metric$"):
         await run_eval("llm_final_response", metric, [inv()])
 
 
@@ -121,7 +121,7 @@ async def test_scoring_error_aborts_the_metric(run_eval, server):
     metric = make_metric("m", server.base_url)
     with pytest.raises(
         EvaluatorError,
-        match="^score based on response: no final response blocks found in response$",
+        match=r"^score based on response: no final response blocks found in response$",
     ):
         await run_eval("llm_final_response", metric, [inv()], answers=["just text"])
 
@@ -129,7 +129,7 @@ async def test_scoring_error_aborts_the_metric(run_eval, server):
 async def test_construct_messages_error_prefix(run_eval, server):
     metric = make_metric("m", server.base_url)
     with pytest.raises(
-        EvaluatorError, match="^construct messages: llm judge rubrics are required$"
+        EvaluatorError, match=r"^construct messages: llm judge rubrics are required$"
     ):
         await run_eval("llm_rubric_response", metric, [inv()])
     assert server.request_count == 0
@@ -140,7 +140,7 @@ async def test_resolve_structured_output_error_prefix(run_eval, server):
     metric = make_metric("m", server.base_url, rubrics=rubrics)
     with pytest.raises(
         EvaluatorError,
-        match="^resolve structured output: llm judge rubric id is required for structured",
+        match=r"^resolve structured output: llm judge rubric id is required for structured",
     ):
         await run_eval("llm_rubric_response", metric, [inv()])
 
@@ -189,7 +189,7 @@ async def test_parallel_sample_error_aborts(run_eval, server):
         "m", server.base_url, judge_model={"numSamples": 3}, sampleParallelismEnabled=True
     )
     server.handler = lambda request: completion("garbage")
-    with pytest.raises(EvaluatorError, match="^score based on response: no final response"):
+    with pytest.raises(EvaluatorError, match=r"^score based on response: no final response"):
         await run_eval("llm_final_response", metric, [inv()])
 
 

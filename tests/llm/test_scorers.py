@@ -113,14 +113,14 @@ async def test_hallucination_unexpected_label(score):
     answer = "ID: 7\nReason: r\nLabel: partially true\nVerdict: no"
     with pytest.raises(
         EvaluatorError,
-        match='^score based on response: score sentence 7: unexpected label "partially_true"$',
+        match=r'^score based on response: score sentence 7: unexpected label "partially_true"$',
     ):
         await score("llm_hallucinations", answer)
 
 
 async def test_hallucination_no_blocks(score):
     with pytest.raises(
-        EvaluatorError, match="^score based on response: no sentence blocks found in response$"
+        EvaluatorError, match=r"^score based on response: no sentence blocks found in response$"
     ):
         await score("llm_hallucinations", "all good")
 

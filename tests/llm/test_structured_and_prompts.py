@@ -152,8 +152,8 @@ async def test_knowledge_recall_parse_error(run_eval, server):
     actual = inv(tools=[knowledge_tool("plain text result")])
     with pytest.raises(
         EvaluatorError,
-        match="^construct messages: extract knowledge recall: parse tool knowledge_search "
-        "response: json: cannot unmarshal string",
+        match=r"^construct messages: extract knowledge recall: parse tool knowledge_search "
+        r"response: json: cannot unmarshal string",
     ):
         await run_eval("llm_rubric_knowledge_recall", metric, [actual])
 

@@ -383,7 +383,7 @@ async def test_template_errors(run_eval, server, template, error):
 @pytest.mark.anyio
 async def test_template_without_template_object(run_eval, server):
     metric = make_metric("t", server.base_url, evaluator="llm_judge_template")
-    with pytest.raises(EvaluatorError, match="^construct messages: template is nil$"):
+    with pytest.raises(EvaluatorError, match=r"^construct messages: template is nil$"):
         await run_eval("llm_judge_template", metric, [inv()])
 
 

@@ -23,7 +23,11 @@ FLAGS = [
     "--no-first-run",
 ]
 
-pytestmark = pytest.mark.browser
+pytestmark = [
+    pytest.mark.browser,
+    # the payload makes a very long metric name: matplotlib complains about the chart layout
+    pytest.mark.filterwarnings("ignore:constrained_layout:UserWarning"),
+]
 
 PAYLOAD = '"><img src=x onerror=alert(1)><script>alert(2)</script>'
 

@@ -114,6 +114,7 @@ def test_corpus_size():
     assert len(PAYLOADS) >= 15
 
 
+@pytest.mark.filterwarnings("ignore:Glyph:UserWarning", "ignore:constrained_layout:UserWarning")
 def test_report_with_every_payload_including_charts(tmp_path):
     """One report holding all payloads, with the real charts (metric names become labels)."""
     path = export_html(many_payload_run(), tmp_path / "xss.html", title=PAYLOADS[1])

@@ -195,6 +195,7 @@ class LLMJudgeEvaluator:
         context: EvaluationContext | None = None,
     ) -> EvaluateResult:
         """Score every turn with the judge (SPEC §4.1, rules in the module doc)."""
+        judge_criterion(metric)
         session, n_samples = open_session(
             metric, context, request_overrides=self.request_overrides(metric)
         )

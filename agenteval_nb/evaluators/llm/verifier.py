@@ -35,7 +35,7 @@ Options beyond the reference, all off by default so scores stay identical, set p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,7 +224,7 @@ class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
         self,
         turn: TurnInput,
         messages: PromptMessages,
-        samples: list[SampleResult],  # type: ignore[override]
+        samples: Sequence[SampleResult],
         chosen: SampleResult,
     ) -> PerInvocationResult:
         turn.extra_calls.sort(key=lambda record: record.sample_index)

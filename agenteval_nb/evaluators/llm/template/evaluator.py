@@ -12,6 +12,7 @@ response scorer "x"`` etc.): ``responseScorerName`` (built-ins ``single_score``,
 ``sampleAggregatorName`` (default ``majority_vote``), ``invocationAggregatorName`` (default
 ``average``) and the structured output (``structuredOutputName``, else the one registered
 under the scorer's name). Register custom operators on the registry passed as ``operators=``.
+(``metric.extension.operators`` is not read here: the template names its own operators.)
 
 Result (§6.6): each turn's stored criterion is a deep copy of the metric's whose
 ``template.prompt`` is the prompt rendered for that turn (one message ⇒ its content; several ⇒
