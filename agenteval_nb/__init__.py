@@ -27,6 +27,10 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "agenteval_nb.api",
     "evaluate_async": "agenteval_nb.api",
     "EvalRun": "agenteval_nb.analysis.run",
+    "load_run": "agenteval_nb.analysis.load",
+    "RunCollection": "agenteval_nb.analysis.load",
+    "compare": "agenteval_nb.analysis.compare",
+    "Comparison": "agenteval_nb.analysis.compare",
     "Registry": "agenteval_nb.evaluators.registry",
     "Evaluator": "agenteval_nb.evaluators.base",
     "EvaluateResult": "agenteval_nb.evaluators.base",
@@ -55,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     # statistics
     "pass_at_k": "agenteval_nb.analysis.passk",
     "pass_hat_k": "agenteval_nb.analysis.passk",
+    "parse_pass_nc": "agenteval_nb.analysis.load",
     "best_of_n": "agenteval_nb.bestofn",
     "best_of_n_async": "agenteval_nb.bestofn",
     "BestOfNResult": "agenteval_nb.bestofn",

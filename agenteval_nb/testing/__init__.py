@@ -17,7 +17,6 @@ _LAZY = {
     "FakeResponse": ".fake_server",
     "completion": ".fake_server",
     "HeuristicJudge": ".heuristic_judge",
-    "heuristic_judge": ".heuristic_judge",
     "heuristic_handler": ".heuristic_judge",
     "HEURISTIC_MODEL": ".heuristic_judge",
 }

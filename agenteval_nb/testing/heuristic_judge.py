@@ -355,18 +355,24 @@ class HeuristicJudge:
         return "\n\n".join(blocks)
 
     def _verifier(self, prompt: str, want_logprobs: bool) -> dict[str, Any]:
-        reference = " ".join(
-            filter(None, (_section(prompt, "criteria"), _section(prompt, "user_request")))
-        )
+        """Grade = share of the request's words in the candidate, averaged (pairwise) with the
+        word-set Jaccard similarity of the two candidates, so that agreeing answers grade high
+        and the comparison is driven by how well each answer addresses the request."""
+        request = _section(prompt, "user_request") or ""
+        criteria = _section(prompt, "criteria") or ""
         pairwise = "<score_B>" in prompt
         candidates = [_section(prompt, "candidate_a") or ""]
         if pairwise:
             candidates.append(_section(prompt, "candidate_b") or "")
-        ratios = [overlap(c, reference) for c in candidates]
+            a, b = words(candidates[0]), words(candidates[1])
+            agreement = len(a & b) / len(a | b) if a | b else 1.0
+            ratios = [0.5 * overlap(c, request) + 0.5 * agreement for c in candidates]
+        else:
+            ratios = [overlap(candidates[0], f"{request} {criteria}")]
         ratios[0] = min(1.0, max(0.0, ratios[0] + self.position_bias))
         letters = [LABELS[round((1.0 - r) * (len(LABELS) - 1))] for r in ratios]
         analysis = "Heuristic judge (not an LLM): " + "; ".join(
-            f"candidate {slot} shares {_percent(r)} of the criteria words"
+            f"candidate {slot} grades {_percent(r)} by word overlap"
             for slot, r in zip("AB", ratios, strict=False)
         )
         tokens: list[Any] = [(analysis, -0.01), ("\n<score_A>", -0.01), _letter_token(letters[0])]
