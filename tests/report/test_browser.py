@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,6 +36,8 @@ PAYLOAD = '"><img src=x onerror=alert(1)><script>alert(2)</script>'
 @pytest.fixture(scope="module")
 def chromium() -> Path:
     if not CHROMIUM.exists():
+        if os.environ.get("AGENTEVAL_REQUIRE_BROWSER"):
+            pytest.fail("chromium not installed but AGENTEVAL_REQUIRE_BROWSER is set (.ci/run)")
         pytest.skip("chromium not installed")
     return CHROMIUM
 
