@@ -22,7 +22,7 @@ _EXPORTS: dict[str, str] = {
     "save_result": "agenteval_nb.io",
     "FormatError": "agenteval_nb.errors",
     "ConfigError": "agenteval_nb.errors",
-    "config": "agenteval_nb.config",
+    "config": "agenteval_nb.settings",
     # evaluation
     "evaluate": "agenteval_nb.api",
     "evaluate_async": "agenteval_nb.api",

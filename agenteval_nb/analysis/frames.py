@@ -91,6 +91,7 @@ import pyarrow as pa
 
 from ..schema import EvalMetricResult, EvalSetResult, Invocation
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
+from ..settings import config
 
 if TYPE_CHECKING:
     from .run import EvalRun
@@ -222,25 +223,9 @@ _EVALUATED = ("passed", "failed")
 # -- helpers --------------------------------------------------------------------------------------
 
 
-def _configured_backend() -> str:
-    """``ae.config.backend`` as the user addresses it.
-
-    Read through the package attribute: once ``agenteval_nb.config`` (the module) is imported
-    before ``ae.config`` is first used, the package attribute is that module rather than the
-    ``Config`` instance; a ``backend`` set on it is honoured, else the instance's value.
-    """
-    import agenteval_nb
-
-    seen = agenteval_nb.config
-    backend = getattr(seen, "backend", None)
-    if backend is None:
-        backend = seen.config.backend
-    return str(backend)
-
-
 def resolve_backend(backend: str | None) -> str:
     """``backend``, or ``ae.config.backend`` when None; rejects anything but pandas/polars."""
-    chosen = _configured_backend() if backend is None else backend
+    chosen = config.backend if backend is None else backend
     if chosen not in ("pandas", "polars"):
         raise ValueError(f'backend must be "pandas" or "polars", got {chosen!r}')
     return chosen
