@@ -39,12 +39,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         print(f"demo data not found under {DEMO_DIR}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    metrics = DEMO_DIR / ("demo_deterministic.metrics.json" if args.no_judge else "demo.metrics.json")
+    metrics = DEMO_DIR / (
+        "demo_deterministic.metrics.json" if args.no_judge else "demo.metrics.json"
+    )
     if args.no_judge or os.environ.get("OPENAI_BASE_URL"):
         if not args.no_judge:
-            print(f"judge: {os.environ.get('AGENTEVAL_JUDGE_MODEL', '(model unset)')} "
-                  "at $OPENAI_BASE_URL")
-        return _evaluate_and_write(runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite")
+            print(
+                f"judge: {os.environ.get('AGENTEVAL_JUDGE_MODEL', '(model unset)')} "
+                "at $OPENAI_BASE_URL"
+            )
+        return _evaluate_and_write(
+            runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite"
+        )
     from .testing.fake_server import FakeOpenAIServer
     from .testing.heuristic_judge import HEURISTIC_MODEL, heuristic_handler
 
@@ -52,8 +58,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         os.environ["OPENAI_BASE_URL"] = server.base_url
         os.environ.setdefault("AGENTEVAL_JUDGE_MODEL", HEURISTIC_MODEL)
         os.environ.setdefault("OPENAI_API_KEY", "offline-demo")
-        print("judge: offline heuristic judge (NOT an LLM) on a loopback server; set "
-              "OPENAI_BASE_URL, OPENAI_API_KEY and AGENTEVAL_JUDGE_MODEL for a real one")
+        print(
+            "judge: offline heuristic judge (NOT an LLM) on a loopback server; set "
+            "OPENAI_BASE_URL, OPENAI_API_KEY and AGENTEVAL_JUDGE_MODEL for a real one"
+        )
         try:
             return _evaluate_and_write(
                 runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite"

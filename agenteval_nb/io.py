@@ -39,7 +39,7 @@ _GO_ESCAPE_TABLE = str.maketrans(_GO_ESCAPES)
 
 
 def json_path(loc: Iterable[int | str]) -> str:
-    """A location tuple as a JSON path: ``("evalCases", 1, "evalId")`` → ``$.evalCases[1].evalId``."""
+    """A location as a JSON path: ``("evalCases", 1, "evalId")`` → ``$.evalCases[1].evalId``."""
     out = ["$"]
     for part in loc:
         if isinstance(part, int):
@@ -183,30 +183,39 @@ def dumps(model: BaseModel | list[BaseModel]) -> str:
     return body.translate(_GO_ESCAPE_TABLE) + "\n"
 
 
+def _indented(model: BaseModel) -> str:
+    """A nested model's JSON, indented as it stands two levels deep in the file."""
+    return model.model_dump_json(by_alias=True, exclude_none=True, indent=2).replace("\n", "\n  ")
+
+
 def _result_chunks(result: EvalSetResult) -> Iterator[str]:
-    """The result file text in pieces, one case result at a time (bounded memory)."""
-    head = result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"eval_case_results"})
-    cases = result.eval_case_results
-    keys = list(head)
-    if cases is not None:
-        # Go's field order: the case results come right after evalSetId.
-        at = keys.index("evalSetId") + 1 if "evalSetId" in keys else 0
-        keys.insert(at, "evalCaseResults")
+    """The result file text in pieces, one case result at a time (bounded memory).
+
+    Every model is serialised by pydantic's encoder; the pieces concatenate to :func:`dumps`.
+    """
+    fields = [
+        (field.alias or name, getattr(result, name)) for name, field in result.model_fields.items()
+    ]
+    fields += list((result.model_extra or {}).items())
+    first = True
     yield "{"
-    for i, key in enumerate(keys):
-        sep = "," if i else ""
-        if key == "evalCaseResults":
-            if not cases:
-                yield f'{sep}\n  "evalCaseResults": []'
+    for key, value in fields:
+        if value is None:
+            continue
+        yield ("\n" if first else ",\n") + f"  {json.dumps(key)}: "
+        first = False
+        if key == "evalCaseResults" and isinstance(value, list):
+            if not value:
+                yield "[]"
                 continue
-            yield f'{sep}\n  "evalCaseResults": ['
-            for j, case in enumerate(cases):
-                body = case.model_dump_json(by_alias=True, exclude_none=True, indent=2)
-                yield ("," if j else "") + "\n    " + body.replace("\n", "\n    ")
+            yield "["
+            for j, case in enumerate(value):
+                yield ("\n    " if j == 0 else ",\n    ") + _indented(case).replace("\n", "\n  ")
             yield "\n  ]"
+        elif isinstance(value, BaseModel):
+            yield _indented(value)
         else:
-            value = json.dumps(head[key], indent=2, ensure_ascii=False).replace("\n", "\n  ")
-            yield f"{sep}\n  {json.dumps(key)}: {value}"
+            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
     yield "\n}\n"
 
 

@@ -20,7 +20,11 @@ def _tool(rng: random.Random, i: int) -> dict[str, Any]:
         "name": name,
         "arguments": {
             "query": f"q{rng.randrange(1000)}",
-            "options": {"unit": rng.choice(["c", "f"]), "limit": rng.randrange(1, 10), "tags": ["a", "b"]},
+            "options": {
+                "unit": rng.choice(["c", "f"]),
+                "limit": rng.randrange(1, 10),
+                "tags": ["a", "b"],
+            },
             "request_id": f"r{rng.randrange(10**9)}",
         },
         "result": {"value": rng.random(), "items": [rng.randrange(100) for _ in range(3)]},
@@ -34,7 +38,9 @@ def make_cases(n: int, seed: int = 7) -> list[dict[str, Any]]:
     for c in range(n):
         tools = [_tool(rng, i) for i in range(rng.randint(1, 3))]
         answer = f"The answer for case {c} is {rng.randrange(10**6)} units."
-        actual_tools = [{**t, "arguments": {**t["arguments"], "request_id": f"x{c}"}} for t in tools]
+        actual_tools = [
+            {**t, "arguments": {**t["arguments"], "request_id": f"x{c}"}} for t in tools
+        ]
         roll = rng.random()
         if roll < 0.15 and len(actual_tools) > 1:
             actual_tools.reverse()
@@ -49,10 +55,20 @@ def make_cases(n: int, seed: int = 7) -> list[dict[str, Any]]:
                 "evalMode": "trace",
                 "sessionInput": {"appName": "bench", "userId": "u"},
                 "conversation": [
-                    {"invocationId": f"inv-{c}", "userContent": user, "finalResponse": {"role": "assistant", "content": answer}, "tools": tools}
+                    {
+                        "invocationId": f"inv-{c}",
+                        "userContent": user,
+                        "finalResponse": {"role": "assistant", "content": answer},
+                        "tools": tools,
+                    }
                 ],
                 "actualConversation": [
-                    {"invocationId": f"inv-{c}", "userContent": user, "finalResponse": {"role": "assistant", "content": actual_answer}, "tools": actual_tools}
+                    {
+                        "invocationId": f"inv-{c}",
+                        "userContent": user,
+                        "finalResponse": {"role": "assistant", "content": actual_answer},
+                        "tools": actual_tools,
+                    }
                 ],
             }
         )
@@ -67,18 +83,27 @@ METRICS = [
     {
         "metricName": "tool_trajectory_avg_score",
         "threshold": 1.0,
-        "criterion": {"toolTrajectory": {"defaultStrategy": {"name": {}, "arguments": {"ignoreTree": {"request_id": True}}}}},
+        "criterion": {
+            "toolTrajectory": {
+                "defaultStrategy": {"name": {}, "arguments": {"ignoreTree": {"request_id": True}}}
+            }
+        },
     },
     {
         "metricName": "final_response_avg_score",
         "threshold": 1.0,
-        "criterion": {"finalResponse": {"text": {"matchStrategy": "contains", "caseInsensitive": True}}},
+        "criterion": {
+            "finalResponse": {"text": {"matchStrategy": "contains", "caseInsensitive": True}}
+        },
     },
 ]
 
 
 def _adk_message(msg: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "model" if msg["role"] == "assistant" else msg["role"], "parts": [{"text": msg["content"]}]}
+    return {
+        "role": "model" if msg["role"] == "assistant" else msg["role"],
+        "parts": [{"text": msg["content"]}],
+    }
 
 
 def _adk_invocation(inv: dict[str, Any]) -> dict[str, Any]:
@@ -87,8 +112,12 @@ def _adk_invocation(inv: dict[str, Any]) -> dict[str, Any]:
         "user_content": _adk_message(inv["userContent"]),
         "final_response": _adk_message(inv["finalResponse"]),
         "intermediate_data": {
-            "tool_uses": [{"id": t["id"], "name": t["name"], "args": t["arguments"]} for t in inv["tools"]],
-            "tool_responses": [{"id": t["id"], "name": t["name"], "response": t["result"]} for t in inv["tools"]],
+            "tool_uses": [
+                {"id": t["id"], "name": t["name"], "args": t["arguments"]} for t in inv["tools"]
+            ],
+            "tool_responses": [
+                {"id": t["id"], "name": t["name"], "response": t["result"]} for t in inv["tools"]
+            ],
         },
     }
 
@@ -114,7 +143,11 @@ TRPC_METRICS = [
     {
         "metricName": "tool_trajectory_avg_score",
         "threshold": 1.0,
-        "criterion": {"toolTrajectory": {"default": {"name": {}, "arguments": {"ignore_tree": {"request_id": True}}}}},
+        "criterion": {
+            "toolTrajectory": {
+                "default": {"name": {}, "arguments": {"ignore_tree": {"request_id": True}}}
+            }
+        },
     },
     {
         "metricName": "final_response_avg_score",

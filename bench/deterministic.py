@@ -26,14 +26,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 
 def one(n: int, out_dir: Path) -> dict[str, float]:
-    import agenteval_nb as ae
     from _synthetic import METRICS, evalset
 
-    data = evalset(n)
+    import agenteval_nb as ae
+
+    text = json.dumps(evalset(n))  # what a user loads: a file's text
     t0 = time.perf_counter()
-    es = ae.load_evalset(data)
+    es = ae.load_evalset(text)
     metrics = ae.load_metrics(METRICS)
     t1 = time.perf_counter()
+    del text
     run = ae.evaluate(es, metrics, progress=False, case_parallelism=1)
     t2 = time.perf_counter()
     run.save(out_dir / f"bench_{n}.evalset_result.json")
@@ -60,7 +62,13 @@ def trpc(n: int, tmp: Path) -> float | None:
     es_path.write_text(json.dumps(adk_evalset(n)))
     m_path.write_text(json.dumps(TRPC_METRICS))
     proc = subprocess.run(
-        [str(python), str(ROOT / "bench" / "trpc_baseline.py"), str(es_path), str(m_path), str(tmp / "trpc")],
+        [
+            str(python),
+            str(ROOT / "bench" / "trpc_baseline.py"),
+            str(es_path),
+            str(m_path),
+            str(tmp / "trpc"),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -87,7 +95,9 @@ def main() -> None:
         for n in (int(s) for s in args.sizes.split(",")):
             proc = subprocess.run(
                 [sys.executable, __file__, "--one", str(n), "--out", tmp],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             rows[n] = r
@@ -107,11 +117,18 @@ def main() -> None:
         baseline = trpc(n, Path(tmp))
         if baseline is not None:
             ours = rows.get(n) or json.loads(
-                subprocess.run([sys.executable, __file__, "--one", str(n), "--out", tmp], capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+                subprocess.run(
+                    [sys.executable, __file__, "--one", str(n), "--out", tmp],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.splitlines()[-1]
             )
             ours_s = ours["evaluate_s"] + ours["save_s"]
             print(f"trpc-agent-py AgentEvaluator, {n} cases incl. writing results: {baseline:.2f}s")
-            print(f"agenteval_nb, same data incl. writing results: {ours_s:.2f}s -> {baseline / ours_s:.1f}× faster")
+            print(
+                f"agenteval_nb, same data incl. writing results: {ours_s:.2f}s -> {baseline / ours_s:.1f}× faster"
+            )
 
 
 if __name__ == "__main__":

@@ -16,12 +16,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 NB = Path(__file__).resolve().parent.parent / "notebooks"
 
-SETUP = '''import agenteval_nb as ae
+SETUP = """import agenteval_nb as ae
 from pathlib import Path
 
 ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
 DEMO = ROOT / "data" / "demo" / "demo_assistant"
-RUNS = [DEMO / f"demo_run{i}.evalset.json" for i in (1, 2, 3)]'''
+RUNS = [DEMO / f"demo_run{i}.evalset.json" for i in (1, 2, 3)]"""
 
 JUDGE_SERVER = '''import os
 from agenteval_nb.testing import FakeOpenAIServer, heuristic_handler
@@ -34,110 +34,196 @@ os.environ["AGENTEVAL_JUDGE_MODEL"] = "agenteval-heuristic-judge"'''
 
 NOTEBOOKS = {
     "01_quickstart": [
-        ("md", "# Quickstart\n\nEvaluate three recorded runs of a small tool-using assistant "
-               "(synthetic traces, see `data/README.md`) with the deterministic evaluators, look "
-               "at the results as DataFrames, and inspect every case in a widget. Three core "
-               "cells: load and evaluate, frames, inspect."),
+        (
+            "md",
+            "# Quickstart\n\nEvaluate three recorded runs of a small tool-using assistant "
+            "(synthetic traces, see `data/README.md`) with the deterministic evaluators, look "
+            "at the results as DataFrames, and inspect every case in a widget. Three core "
+            "cells: load and evaluate, frames, inspect.",
+        ),
         ("code", SETUP),
-        ("md", "## 1. Evaluate\n\nA list of trace-mode eval sets that share case ids is "
-               "evaluated as runs 1..N of one evaluation."),
-        ("code", '''run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT'''),
-        ("md", "Three case results failed with an error, not a score: the case "
-               "`onboarding_first_day_rubrics` carries case-level rubrics for the LLM metric "
-               "`llm_rubric_response`, which this metrics file does not configure — the "
-               "reference framework fails such a case, and so do we. Errors are never silent:"),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+        (
+            "md",
+            "## 1. Evaluate\n\nA list of trace-mode eval sets that share case ids is "
+            "evaluated as runs 1..N of one evaluation.",
+        ),
+        (
+            "code",
+            """run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "md",
+            "Three case results failed with an error, not a score: the case "
+            "`onboarding_first_day_rubrics` carries case-level rubrics for the LLM metric "
+            "`llm_rubric_response`, which this metrics file does not configure — the "
+            "reference framework fails such a case, and so do we. Errors are never silent:",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 cases = run.cases_df()
-cases[cases["error"].notna()][["run_id", "eval_id", "error"]]'''),
-        ("md", "## 2. Frames\n\nOne row per (run, case), per metric, per invocation … "
-               "(`backend=\"polars\"` for polars)."),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+cases[cases["error"].notna()][["run_id", "eval_id", "error"]]""",
+        ),
+        (
+            "md",
+            "## 2. Frames\n\nOne row per (run, case), per metric, per invocation … "
+            '(`backend="polars"` for polars).',
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 metrics = run.metrics_df()
-metrics.groupby("metric_name")["score"].mean().round(4)'''),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+metrics.groupby("metric_name")["score"].mean().round(4)""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 failing = run.invocations_df().query("status == 'failed'")
-failing[["run_id", "eval_id", "invocation_index", "metric_name", "reason"]].head(5)'''),
-        ("md", "## 3. Inspect\n\nFailures first; filter by metric, status, run or text; the "
-               "detail pane shows the user message, the aligned tool calls, the final answers "
-               "and every metric's reason."),
-        ("code", '''inspector = ae.inspect(run)
-inspector'''),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+failing[["run_id", "eval_id", "invocation_index", "metric_name", "reason"]].head(5)""",
+        ),
+        (
+            "md",
+            "## 3. Inspect\n\nFailures first; filter by metric, status, run or text; the "
+            "detail pane shows the user message, the aligned tool calls, the final answers "
+            "and every metric's reason.",
+        ),
+        (
+            "code",
+            """inspector = ae.inspect(run)
+inspector""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 inspector.select("london_rain_wrong_tool", run_id=1)
-print("tool trajectory mismatch" in inspector.detail.value)'''),
+print("tool trajectory mismatch" in inspector.detail.value)""",
+        ),
     ],
     "02_llm_judges": [
-        ("md", "# LLM judges\n\nThe LLM evaluators (`llm_final_response`, rubric evaluators, "
-               "`llm_hallucinations`, `llm_judge_template`, the verifier) call a judge through the "
-               "`openai` client. Here the judge is the **offline heuristic judge** — a keyword "
-               "heuristic, *not an LLM* — behind a loopback OpenAI-compatible server, so the whole "
-               "judge path runs without network. Its results are labelled as such everywhere."),
+        (
+            "md",
+            "# LLM judges\n\nThe LLM evaluators (`llm_final_response`, rubric evaluators, "
+            "`llm_hallucinations`, `llm_judge_template`, the verifier) call a judge through the "
+            "`openai` client. Here the judge is the **offline heuristic judge** — a keyword "
+            "heuristic, *not an LLM* — behind a loopback OpenAI-compatible server, so the whole "
+            "judge path runs without network. Its results are labelled as such everywhere.",
+        ),
         ("code", SETUP),
         ("code", JUDGE_SERVER),
-        ("md", "The demo metrics file refers to `${OPENAI_BASE_URL}`, `${OPENAI_API_KEY}` and "
-               "`${AGENTEVAL_JUDGE_MODEL}`; they are expanded when the file is loaded. The API key "
-               "is never written to a file, frame, report or repr."),
-        ("code", '''metrics = ae.load_metrics(DEMO / "demo.metrics.json")
+        (
+            "md",
+            "The demo metrics file refers to `${OPENAI_BASE_URL}`, `${OPENAI_API_KEY}` and "
+            "`${AGENTEVAL_JUDGE_MODEL}`; they are expanded when the file is loaded. The API key "
+            "is never written to a file, frame, report or repr.",
+        ),
+        (
+            "code",
+            """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
 judged = [m for m in metrics if m.criterion.llm_judge is not None]
 print([m.metric_name for m in judged])  # NBVAL_CHECK_OUTPUT
-print("API key shown in repr:", "offline" in repr(metrics))  # NBVAL_CHECK_OUTPUT'''),
-        ("code", '''cases = ["weather_paris_now", "meal_limit_hallucination", "onboarding_first_day_rubrics", "remote_work_reworded"]
+print("API key shown in repr:", "offline" in repr(metrics))  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "code",
+            """cases = ["weather_paris_now", "meal_limit_hallucination", "onboarding_first_day_rubrics", "remote_work_reworded"]
 run = ae.evaluate(RUNS[0], judged, case_ids=cases, cache=False, progress=False)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT'''),
-        ("md", "Every judge sample is kept: raw answer, parsed score, which sample the majority "
-               "vote chose, cache hit, tokens and latency."),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "md",
+            "Every judge sample is kept: raw answer, parsed score, which sample the majority "
+            "vote chose, cache hit, tokens and latency.",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 samples = run.samples_df()
-samples[["eval_id", "metric_name", "sample_index", "score", "status", "chosen", "cache_hit"]].head(8)'''),
-        ("code", '''# NBVAL_CHECK_OUTPUT
-run.rubrics_df()[["eval_id", "rubric_id", "score"]].head(6)'''),
+samples[["eval_id", "metric_name", "sample_index", "score", "status", "chosen", "cache_hit"]].head(8)""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+run.rubrics_df()[["eval_id", "rubric_id", "score"]].head(6)""",
+        ),
         ("md", "A re-run with the cache enabled makes no judge request the second time:"),
-        ("code", '''import tempfile
+        (
+            "code",
+            """import tempfile
 cache_path = Path(tempfile.mkdtemp()) / "judge.sqlite"
 first = ae.evaluate(RUNS[0], judged, case_ids=cases, cache=cache_path, progress=False)
 before = server.request_count
 again = ae.evaluate(RUNS[0], judged, case_ids=cases, cache=cache_path, progress=False)
-print("requests on re-run:", server.request_count - before)  # NBVAL_CHECK_OUTPUT'''),
-        ("md", "## A real endpoint\n\nPoint the metrics at any OpenAI-compatible endpoint by "
-               "setting `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `AGENTEVAL_JUDGE_MODEL` before "
-               "loading the metrics (or write them into `judgeModel`). Or pass `judge=` — any "
-               "callable `judge(messages, structured_output=None)` returning a chat completion — "
-               "to `ae.evaluate`; it then replaces every `judgeModel`."),
-        ("code", '''from agenteval_nb.testing import HeuristicJudge
+print("requests on re-run:", server.request_count - before)  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "md",
+            "## A real endpoint\n\nPoint the metrics at any OpenAI-compatible endpoint by "
+            "setting `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `AGENTEVAL_JUDGE_MODEL` before "
+            "loading the metrics (or write them into `judgeModel`). Or pass `judge=` — any "
+            "callable `judge(messages, structured_output=None)` returning a chat completion — "
+            "to `ae.evaluate`; it then replaces every `judgeModel`.",
+        ),
+        (
+            "code",
+            """from agenteval_nb.testing import HeuristicJudge
 direct = ae.evaluate(RUNS[0], judged[:1], case_ids=cases[:2], judge=HeuristicJudge(), progress=False)
-print(direct.summary_text())  # NBVAL_CHECK_OUTPUT'''),
+print(direct.summary_text())  # NBVAL_CHECK_OUTPUT""",
+        ),
         ("code", "server.stop()"),
     ],
     "03_verifier": [
-        ("md", "# The pairwise verifier\n\n`llm_verifier_pairwise` asks the judge to grade the "
-               "agent's answer (candidate A) and the reference (candidate B) on 20 labels A (best) "
-               "… T (worst) and reads the label probabilities from the token logprobs. "
-               "agenteval_nb keeps the whole distribution for every judgement. The judge here is "
-               "the offline heuristic judge (not an LLM), which returns synthetic logprobs."),
+        (
+            "md",
+            "# The pairwise verifier\n\n`llm_verifier_pairwise` asks the judge to grade the "
+            "agent's answer (candidate A) and the reference (candidate B) on 20 labels A (best) "
+            "… T (worst) and reads the label probabilities from the token logprobs. "
+            "agenteval_nb keeps the whole distribution for every judgement. The judge here is "
+            "the offline heuristic judge (not an LLM), which returns synthetic logprobs.",
+        ),
         ("code", SETUP),
         ("code", JUDGE_SERVER),
-        ("code", '''metrics = ae.load_metrics(DEMO / "demo.metrics.json")
+        (
+            "code",
+            """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
 verifier = next(m for m in metrics if m.metric_name == "verifier_pairwise")
 cases = ["weather_paris_now", "meal_limit_hallucination", "sales_tax_wrong_final"]
 run = ae.evaluate(RUNS[0], [verifier], case_ids=cases, cache=False, progress=False)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT'''),
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+        ),
         ("md", "One row per (invocation, candidate, label):"),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 lp = run.logprobs_df()
-lp.groupby(["eval_id", "candidate"])["expected_score"].first().round(4)'''),
-        ("code", '''fig = ae.plots.label_distribution(run, "meal_limit_hallucination", "verifier_pairwise")
-fig'''),
-        ("md", "## Position bias\n\n`extension.verifier.swap = \"report\"` also scores with the "
-               "candidates swapped and records the gap; `\"mean\"` uses the mean of both orders."),
-        ("code", '''swapped = verifier.model_copy(update={"extension": {"verifier": {"swap": "report"}}})
+lp.groupby(["eval_id", "candidate"])["expected_score"].first().round(4)""",
+        ),
+        (
+            "code",
+            """fig = ae.plots.label_distribution(run, "meal_limit_hallucination", "verifier_pairwise")
+fig""",
+        ),
+        (
+            "md",
+            '## Position bias\n\n`extension.verifier.swap = "report"` also scores with the '
+            'candidates swapped and records the gap; `"mean"` uses the mean of both orders.',
+        ),
+        (
+            "code",
+            """swapped = verifier.model_copy(update={"extension": {"verifier": {"swap": "report"}}})
 run_swap = ae.evaluate(RUNS[0], [swapped], case_ids=cases, cache=False, progress=False)
 rec = run_swap.logprobs_df()
-print(sorted(rec.columns.intersection(["swapped_score", "swap_gap"])))'''),
-        ("md", "## Best of N\n\nPick the best of several candidate answers with round-robin "
-               "pairwise comparisons (all n(n−1)/2 pairs); a failed attempt (an exception) "
-               "loses to every passing one."),
-        ("code", '''question = "What is the weather in Paris right now?"
+print(sorted(rec.columns.intersection(["swapped_score", "swap_gap"])))""",
+        ),
+        (
+            "md",
+            "## Best of N\n\nPick the best of several candidate answers with round-robin "
+            "pairwise comparisons (all n(n−1)/2 pairs); a failed attempt (an exception) "
+            "loses to every passing one.",
+        ),
+        (
+            "code",
+            """question = "What is the weather in Paris right now?"
 candidates = [
     "It is sunny in Paris, 21°C.",
     "Paris: sunny, 21°C, light wind from the west.",
@@ -145,69 +231,118 @@ candidates = [
 ]
 pick = ae.best_of_n(question, candidates, [verifier], cache=False)
 print(pick.index, pick.n_comparisons)  # NBVAL_CHECK_OUTPUT
-pick.candidates'''),
+pick.candidates""",
+        ),
         ("code", "server.stop()"),
     ],
     "04_pass_at_k_and_stats": [
-        ("md", "# pass@k and statistics\n\nThree recorded runs of every case. The reference "
-               "framework's pass@k counts passed runs of the whole eval set; per-case pass@k "
-               "(Chen et al.) and the unbiased pass^k are what papers report."),
+        (
+            "md",
+            "# pass@k and statistics\n\nThree recorded runs of every case. The reference "
+            "framework's pass@k counts passed runs of the whole eval set; per-case pass@k "
+            "(Chen et al.) and the unbiased pass^k are what papers report.",
+        ),
         ("code", SETUP),
-        ("code", '''run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
+        (
+            "code",
+            """run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
 n, c = ae.parse_pass_nc(run)
-print(n, c, ae.pass_at_k(n, c, 1))  # NBVAL_CHECK_OUTPUT'''),
-        ("code", '''# NBVAL_CHECK_OUTPUT
+print(n, c, ae.pass_at_k(n, c, 1))  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
 pk = run.pass_at_k_df(ks=(1, 2, 3))
-pk[pk["eval_id"].isna()].round(4)'''),
+pk[pk["eval_id"].isna()].round(4)""",
+        ),
         ("code", "ae.plots.pass_at_k_curve(run)"),
-        ("md", "Per-metric means with 95% confidence intervals (each case's runs averaged first) "
-               "and pass rates with Wilson intervals:"),
-        ("code", '''# NBVAL_CHECK_OUTPUT
-run.summary_df().round(4)'''),
+        (
+            "md",
+            "Per-metric means with 95% confidence intervals (each case's runs averaged first) "
+            "and pass rates with Wilson intervals:",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+run.summary_df().round(4)""",
+        ),
         ("code", "ae.plots.pass_rates(run)"),
-        ("md", "## Comparing two runs\n\nRun 1 against run 2 of the same cases: paired "
-               "differences, McNemar's test on pass/fail, a seeded paired bootstrap."),
-        ("code", '''metrics = DEMO / "demo_deterministic.metrics.json"
+        (
+            "md",
+            "## Comparing two runs\n\nRun 1 against run 2 of the same cases: paired "
+            "differences, McNemar's test on pass/fail, a seeded paired bootstrap.",
+        ),
+        (
+            "code",
+            """metrics = DEMO / "demo_deterministic.metrics.json"
 run1 = ae.evaluate(RUNS[0], metrics, progress=False)
 run2 = ae.evaluate(RUNS[1], metrics, progress=False)
 cmp = ae.compare(run1, run2)
-cmp'''),
-        ("code", '''# NBVAL_CHECK_OUTPUT
-cmp.frame[cmp.frame["flipped"]][["eval_id", "metric_name", "score_a", "score_b"]].head(6)'''),
+cmp""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+cmp.frame[cmp.frame["flipped"]][["eval_id", "metric_name", "score_a", "score_b"]].head(6)""",
+        ),
         ("code", "ae.plots.comparison_scatter(cmp)"),
     ],
     "05_go_results": [
-        ("md", "# Result files written by trpc-agent-go\n\n`ae.load_run` reads any "
-               "`.evalset_result.json` the Go framework writes — current files, older ones "
-               "without `summary` (it is computed), and the legacy form whose whole content is a "
-               "JSON string — and gives the same frames, statistics and reports."),
-        ("code", '''import agenteval_nb as ae
+        (
+            "md",
+            "# Result files written by trpc-agent-go\n\n`ae.load_run` reads any "
+            "`.evalset_result.json` the Go framework writes — current files, older ones "
+            "without `summary` (it is computed), and the legacy form whose whole content is a "
+            "JSON string — and gives the same frames, statistics and reports.",
+        ),
+        (
+            "code",
+            """import agenteval_nb as ae
 from pathlib import Path
 
 ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
 SPEC = ROOT / "data" / "seeds" / "spec_examples"
 files = sorted(p.name for p in SPEC.glob("*.evalset_result.json"))
-print(files)  # NBVAL_CHECK_OUTPUT'''),
-        ("code", '''runs = ae.load_run(SPEC)
+print(files)  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "code",
+            """runs = ae.load_run(SPEC)
 print(len(runs))  # NBVAL_CHECK_OUTPUT
 current = ae.load_run(SPEC / files[-1])
-print(current.summary_text())  # NBVAL_CHECK_OUTPUT'''),
-        ("code", '''# NBVAL_CHECK_OUTPUT
-current.cases_df()[["run_id", "eval_id", "status", "score"]]'''),
-        ("code", '''older = ae.load_run(SPEC / "calc_trace_older_format.evalset_result.json")
+print(current.summary_text())  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+current.cases_df()[["run_id", "eval_id", "status", "score"]]""",
+        ),
+        (
+            "code",
+            """older = ae.load_run(SPEC / "calc_trace_older_format.evalset_result.json")
 print(older.result.summary.num_runs, older.result.summary.overall_status)  # NBVAL_CHECK_OUTPUT
-print(ae.parse_pass_nc(current))  # NBVAL_CHECK_OUTPUT'''),
-        ("code", '''import tempfile
+print(ae.parse_pass_nc(current))  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "code",
+            """import tempfile
 report = current.to_html(Path(tempfile.mkdtemp()) / "go_result.html")
-print(report.stat().st_size > 10_000)  # NBVAL_CHECK_OUTPUT'''),
+print(report.stat().st_size > 10_000)  # NBVAL_CHECK_OUTPUT""",
+        ),
     ],
 }
 
 
 def build(name: str, cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
     nb = new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [
+        new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells
+    ]
     return nb
 
 
@@ -219,7 +354,9 @@ def main() -> None:
         if only and name not in only:
             continue
         nb = build(name, cells)
-        NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NB)}}).execute()
+        NotebookClient(
+            nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NB)}}
+        ).execute()
         path = NB / f"{name}.ipynb"
         nbformat.write(nb, path)
         print("wrote", path.name)

@@ -31,7 +31,7 @@ CaseAggregator = Callable[[CaseAggregationInput], CaseAggregation | Awaitable[Ca
 
 
 def default_case_aggregator(data: CaseAggregationInput) -> CaseAggregation:
-    """Any failed metric ⇒ failed, else any passed ⇒ passed, else not_evaluated; score 1 iff passed."""
+    """Any failed ⇒ failed, else any passed ⇒ passed, else not_evaluated; score 1 iff passed."""
     status = summarize_statuses(r.eval_status or "" for r in data.metric_results)
     return CaseAggregation(score=1.0 if status == EvalStatus.PASSED else 0.0, status=status)
 

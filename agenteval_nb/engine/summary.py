@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..schema import (
     CaseRunMetricResult,
@@ -31,6 +32,13 @@ def _counts(statuses: Sequence[str]) -> StatusCounts | None:
     not_evaluated = sum(1 for s in statuses if s == EvalStatus.NOT_EVALUATED)
     if passed == failed == not_evaluated == 0:
         return None
+    return _shared_counts(passed, failed, not_evaluated)
+
+
+@lru_cache(maxsize=4096)
+def _shared_counts(passed: int, failed: int, not_evaluated: int) -> StatusCounts:
+    """One instance per distinct triple: a 100k-case summary holds ~400k counts, mostly alike.
+    Treat summary counts as read-only."""
     return StatusCounts(
         passed=passed or None, failed=failed or None, not_evaluated=not_evaluated or None
     )

@@ -61,7 +61,9 @@ def fold_keys(cls: type[BaseModel], data: Any) -> Any:
     if not accepted.issuperset(data):
         fixed: dict[str, Any] = {}
         for key, value in data.items():
-            target = lower.get(key.lower()) if isinstance(key, str) and key not in accepted else None
+            target = (
+                lower.get(key.lower()) if isinstance(key, str) and key not in accepted else None
+            )
             if target is not None and target not in data:
                 fixed[target] = value
             else:

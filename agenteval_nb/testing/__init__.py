@@ -7,10 +7,7 @@ the module twice.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .fake_server import FakeOpenAIServer, FakeResponse, completion
+from typing import Any
 
 _LAZY = {
     "FakeOpenAIServer": ".fake_server",

@@ -305,3 +305,23 @@ def test_nothing_is_left_half_written_on_failed_save(tmp_path, monkeypatch):
         ae.save_evalset(ae.load_evalset({"evalSetId": "other"}), target)
     assert target.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.evalset.json"]
+
+
+def test_streamed_result_file_equals_the_one_piece_dump(tmp_path):
+    result = ae.load_result(
+        {
+            "evalSetResultId": "r<1>",
+            "evalSetId": "s",
+            "evalCaseResults": [
+                {"evalId": "a&b", "runId": 1, "finalEvalStatus": "passed", "extraKey": {"x": [1, None]}},
+                {"evalId": "c", "runId": 1, "errorMessage": "line1\nline2 <tag>"},
+            ],
+            "summary": {"overallStatus": "failed", "numRuns": 1},
+            "creationTimestamp": 12.5,
+            "producer": {"name": "agenteval_nb"},
+        }
+    )
+    for variant in (result, result.model_copy(update={"eval_case_results": []}), result.model_copy(update={"summary": None})):
+        path = ae.save_result(variant, tmp_path / "r.evalset_result.json")
+        assert path.read_text() == dumps(variant)
+        assert ae.load_result(path) == variant
