@@ -50,6 +50,8 @@ async def evaluate_async(
     session_id_factory: Callable[[], str] | None = None,
     judge_num_samples: int | None = None,
     judge_concurrency: int = 32,
+    judge_max_retries: int = 4,
+    judge_timeout: float | None = 180.0,
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
 ) -> EvalRun:
@@ -75,6 +77,8 @@ async def evaluate_async(
                 judge=judge,
                 cache=None if judge is not None else cache,
                 max_concurrency=judge_concurrency,
+                max_retries=judge_max_retries,
+                timeout=judge_timeout,
                 requests_per_minute=requests_per_minute,
                 price_table=price_table,
             )

@@ -194,7 +194,8 @@ def _result_chunks(result: EvalSetResult) -> Iterator[str]:
     Every model is serialised by pydantic's encoder; the pieces concatenate to :func:`dumps`.
     """
     fields = [
-        (field.alias or name, getattr(result, name)) for name, field in type(result).model_fields.items()
+        (field.alias or name, getattr(result, name))
+        for name, field in type(result).model_fields.items()
     ]
     fields += list((result.model_extra or {}).items())
     first = True

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
@@ -61,6 +61,9 @@ class Comparison:
     label_a: str = "A"
     label_b: str = "B"
     level: float = 0.95
+    run_a: EvalRun | None = field(default=None, repr=False)
+    run_b: EvalRun | None = field(default=None, repr=False)
+    """The compared runs, so that ``ae.inspect(comparison)`` can show both sides."""
 
     def __repr__(self) -> str:
         stats = _as_polars(self.stats)
@@ -196,6 +199,8 @@ def compare(
         label_a=labels[0],
         label_b=labels[1],
         level=level,
+        run_a=run_a,
+        run_b=run_b,
     )
 
 

@@ -247,6 +247,13 @@ class EvalRun:
 
         return compare(self, other, **kwargs)
 
+    def case_aggregates(self) -> list[Any]:
+        """Every case across runs with its metrics aggregated (SPEC §8.7), eval-set order."""
+        from ..engine.aggregate import aggregate_case_runs
+
+        order = [c.eval_id for es in self.evalsets for c in es.eval_cases or ()]
+        return aggregate_case_runs(self.result.eval_case_results or [], order)
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the result file atomically (Go format, readable by trpc-agent-go)."""
         return save_result(self.result, path)

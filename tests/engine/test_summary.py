@@ -120,3 +120,38 @@ def test_invalid_case_results_are_rejected(result, message):
 def test_unknown_status_is_an_error():
     with pytest.raises(ValueError, match="unexpected eval status"):
         summarize([case("a", 1, "unknown")], 1)
+
+
+def test_case_aggregation_across_runs_follows_the_reference():
+    from agenteval_nb.engine.aggregate import aggregate_case_runs
+
+    results = [
+        case("b", 1, "failed", [("m", 0.5, "failed", 0.7), ("x", 0.0, "not_evaluated", 1)]),
+        case("a", 1, "passed", [("m", 1.0, "passed", 0.9)]),
+        case("b", 2, "passed", [("m", 1.0, "passed", 0.8)]),
+        case("zz", 1, "failed", error="inference failed"),
+        case("c", 1, "not_evaluated"),
+    ]
+    out = aggregate_case_runs(results, case_order=["a", "b", "c"])
+    assert [c.eval_id for c in out] == ["a", "b", "c", "zz"]
+    b = out[1]
+    assert [(m.metric_name, m.score, m.threshold, m.eval_status) for m in b.metric_results] == [
+        ("m", 0.75, 0.7, "passed")
+    ]
+    assert b.overall_status == "passed"  # several runs: from the aggregated metric statuses
+    assert len(b.eval_case_results) == 2
+    assert out[0].overall_status == "passed"
+    assert out[2].overall_status == "not_evaluated"
+    assert out[3].overall_status == "failed"  # not_evaluated + a run error ⇒ failed
+
+
+def test_run_case_aggregates_use_evalset_order():
+    import agenteval_nb as ae
+    from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case
+
+    es = evalset(trace_case("z", ["a"], ["a"]), trace_case("y", ["a"], ["b"]))
+    run = ae.evaluate(
+        es, [METRIC], registry=registry_with(ExactAnswer()), num_runs=2, progress=False
+    )
+    aggregates = run.case_aggregates()
+    assert [(c.eval_id, c.overall_status) for c in aggregates] == [("z", "passed"), ("y", "failed")]

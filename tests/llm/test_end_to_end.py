@@ -10,7 +10,7 @@ from _llm_helpers import RUBRICS
 import agenteval_nb as ae
 from agenteval_nb.io import dumps
 from agenteval_nb.schema.extras import judge_record, verifier_record
-from agenteval_nb.testing import FakeOpenAIServer
+from agenteval_nb.testing import FakeOpenAIServer, FakeResponse
 from agenteval_nb.testing.fake_server import completion
 from agenteval_nb.testing.heuristic_judge import HeuristicJudge, heuristic_handler
 
@@ -164,3 +164,47 @@ def test_no_judge_for_llm_metric_without_endpoint_or_judge():
     case = run.result.eval_case_results[0]
     assert case.final_eval_status == "failed"
     assert "missing required fields in eval metric" in case.error_message
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        (lambda: FakeResponse(status=500, body={"error": {"message": "boom"}}), "500"),
+        (lambda: FakeResponse(body='{"id": "x", "choices": [{"mess'), "judge response"),
+        (
+            lambda: FakeResponse(
+                body="<html><body>Bad gateway</body></html>", content_type="text/html"
+            ),
+            "judge response",
+        ),
+        (
+            lambda: {"id": "x", "object": "chat.completion", "model": "judge", "choices": []},
+            "choices",
+        ),
+    ],
+    ids=["http-500", "truncated-json", "html-body", "no-choices"],
+)
+def test_a_judge_fault_fails_only_the_affected_case_and_the_run_completes(fault, reason):
+    """The judge answers normally except for prompts about Spain, which get a fault."""
+
+    def handler(request):
+        prompt = json.dumps(request.get("messages"))
+        return fault() if "Spain" in prompt else heuristic_handler(request)
+
+    evalset = json.loads(json.dumps(EVALSET))
+    del evalset["evalCases"][0]["rubrics"]  # they target the verifier metric, not used here
+    with FakeOpenAIServer(handler=handler) as srv:
+        run = ae.evaluate(
+            evalset,
+            metrics(srv.base_url, num_samples=1)[:1],
+            progress=False,
+            cache=False,
+            judge_max_retries=0,
+        )
+    by_id = {c.eval_id: c for c in run.result.eval_case_results}
+    assert by_id["paris"].final_eval_status == "passed"
+    broken = by_id["two-turns"]
+    assert broken.final_eval_status == "failed"
+    assert broken.error_message.startswith("run evaluation for metric llm_final_response: ")
+    assert reason in broken.error_message
+    assert run.result.summary.run_status_counts.failed == 1

@@ -197,9 +197,18 @@ def test_comparison_from_a_pair_of_runs(runs):
     assert "<h3>A</h3>" in w.detail.value
 
 
-def test_comparison_without_runs_shows_the_diff_table(runs):
+def test_inspect_of_a_comparison_uses_the_runs_it_holds(runs):
     from agenteval_nb.analysis.compare import compare
 
     w = inspect(compare(*runs))
+    assert "<h3>A</h3>" in w.detail.value and "<h3>B</h3>" in w.detail.value
+
+
+def test_comparison_without_runs_shows_the_diff_table(runs):
+    from agenteval_nb.analysis.compare import compare
+
+    cmp = compare(*runs)
+    cmp.run_a = cmp.run_b = None
+    w = inspect(cmp)
     assert "details need the runs" in w.detail.value
     assert "<th>diff (A − B)</th>" in w.detail.value
