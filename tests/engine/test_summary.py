@@ -146,8 +146,9 @@ def test_case_aggregation_across_runs_follows_the_reference():
 
 
 def test_run_case_aggregates_use_evalset_order():
-    import agenteval_nb as ae
     from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case
+
+    import agenteval_nb as ae
 
     es = evalset(trace_case("z", ["a"], ["a"]), trace_case("y", ["a"], ["b"]))
     run = ae.evaluate(
