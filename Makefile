@@ -23,6 +23,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/deterministic.py
+	$(BIN)/python bench/judge.py
+	$(BIN)/python bench/frames.py
+	$(BIN)/python bench/report.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check agenteval_nb tests bench

@@ -60,7 +60,7 @@ def _message(value: Any, source: str, path: str) -> Any:
     return message
 
 
-def _tools(data: dict[str, Any], source: str, path: str) -> list[dict[str, Any]]:
+def _tools(data: dict[str, Any]) -> list[dict[str, Any]]:
     uses = [_camel_keys(u) for u in data.get("toolUses") or [] if isinstance(u, dict)]
     responses = [_camel_keys(r) for r in data.get("toolResponses") or [] if isinstance(r, dict)]
     tools = []
@@ -100,7 +100,7 @@ def _invocation(inv: Any, source: str, path: str) -> Any:
     inter = out.pop("intermediateData", None)
     if isinstance(inter, dict):
         inter = _camel_keys(inter)
-        tools = _tools(inter, source, f"{path}.intermediateData")
+        tools = _tools(inter)
         if tools and "tools" not in out:
             out["tools"] = tools
         rest = {k: v for k, v in inter.items() if k not in ("toolUses", "toolResponses")}

@@ -47,11 +47,6 @@ def wrap(prefix: str, cause: Reason) -> Reason:
     return text
 
 
-def wrap_always(prefix: str, cause: Reason) -> Reason:
-    """``"<prefix>: <cause>"`` even when the cause is empty (Go ``%w`` of an error)."""
-    return lambda: f"{prefix}: {cause()}"
-
-
 def raise_if(reason: Reason | None) -> None:
     """Raise :class:`MatchError` with the reason's text, if there is a reason."""
     if reason is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..schema import FinalResponseCriterion, Invocation
 from .errors import MatchError, Reason, fail, raise_if, wrap
-from .hooks import NO_HOOKS, Hooks, compare_outcome
+from .hooks import NO_HOOKS, Hooks, hook_reason
 from .jsoncmp import json_reason, validate_json
 from .rawjson import RawJSON
 from .rouge import score_rouge, validate_rouge
@@ -53,11 +53,9 @@ def final_response_reason(
     hooks: Hooks = NO_HOOKS,
 ) -> Reason | None:
     """``None`` on a match, else the deferred mismatch text."""
-    if criterion.compare_name:
-        fn = hooks.compare_fn(criterion.compare_name)
-        if fn is not None:
-            outcome = compare_outcome(fn, actual, expected)
-            return None if outcome is None else fail(outcome)
+    fn = hooks.compare_fn(criterion.compare_name)
+    if fn is not None:
+        return hook_reason(fn, actual, expected)
     text_c, json_c, rouge_c, xml_c = (
         criterion.text,
         criterion.json_,

@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 
-def _digits(x: float) -> tuple[str, int]:
+def shortest_digits(x: float) -> tuple[str, int]:
     """Shortest round-trip digits of ``abs(x) > 0`` and the decimal point position.
 
     ``x == 0.d1d2... * 10**dp``; e.g. 1234.5 → ("12345", 4), 0.001 → ("1", -2).
@@ -34,6 +34,23 @@ def _digits(x: float) -> tuple[str, int]:
     return stripped.rstrip("0") or "0", point
 
 
+def exponent_form(sign: str, digits: str, point: int, min_width: int = 2) -> str:
+    """``d.ddde±XX`` of :func:`shortest_digits` output; the exponent has ``min_width`` digits."""
+    exponent = point - 1
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    exp_sign = "-" if exponent < 0 else "+"
+    return f"{sign}{mantissa}e{exp_sign}{abs(exponent):0{min_width}d}"
+
+
+def positional_form(sign: str, digits: str, point: int) -> str:
+    """Plain decimal notation of :func:`shortest_digits` output (no exponent)."""
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return f"{sign}{digits}{'0' * (point - len(digits))}"
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
 def go_float(x: float) -> str:
     """``fmt.Sprint(float64)``: shortest digits; exponent form when exp < -4 or exp >= 6."""
     if math.isnan(x):
@@ -42,18 +59,12 @@ def go_float(x: float) -> str:
         return "+Inf" if x > 0 else "-Inf"
     if x == 0:
         return "-0" if math.copysign(1.0, x) < 0 else "0"
-    digits, point = _digits(x)
+    digits, point = shortest_digits(x)
     sign = "-" if x < 0 else ""
     exponent = point - 1
     if exponent < -4 or exponent >= 6:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp_sign = "-" if exponent < 0 else "+"
-        return f"{sign}{mantissa}e{exp_sign}{abs(exponent):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return f"{sign}{digits}{'0' * (point - len(digits))}"
-    return f"{sign}{digits[:point]}.{digits[point:]}"
+        return exponent_form(sign, digits, point)
+    return positional_form(sign, digits, point)
 
 
 def go_value(value: Any) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import Reason, fail
+
 CompareFn = Callable[[Any, Any], bool]
 """``fn(actual, expected) -> bool``; raising an exception reports a mismatch with its message."""
 
@@ -52,3 +54,9 @@ def compare_outcome(fn: CompareFn, actual: Any, expected: Any) -> str | None:
             return str(err)
         return None if ok else ""
     return None if result else ""
+
+
+def hook_reason(fn: CompareFn, actual: Any, expected: Any) -> Reason | None:
+    """:func:`compare_outcome` as a criterion result: ``None`` on a match, else its text."""
+    outcome = compare_outcome(fn, actual, expected)
+    return None if outcome is None else fail(outcome)

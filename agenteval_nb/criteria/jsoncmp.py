@@ -28,7 +28,7 @@ from typing import Any
 from ..schema import JSONCriterion
 from .errors import Reason, fail, raise_if
 from .gofmt import go_value
-from .hooks import NO_HOOKS, Hooks, compare_outcome
+from .hooks import NO_HOOKS, Hooks, hook_reason
 from .json_schema import SchemaSetupError, compiled_validator, schema_failures
 from .jsontree import ignore_tree_reason, only_tree_reason, same_json
 from .rawjson import JSONTextError, RawJSON, decode_json_text, marshal_check
@@ -114,11 +114,9 @@ def json_reason(
     ignore_tree = criterion.ignore_tree
     if only_tree and ignore_tree:
         return fail("onlyTree and ignoreTree cannot be set at the same time")
-    if criterion.compare_name:
-        fn = hooks.compare_fn(criterion.compare_name)
-        if fn is not None:
-            outcome = compare_outcome(fn, actual, expected)
-            return None if outcome is None else fail(outcome)
+    fn = hooks.compare_fn(criterion.compare_name)
+    if fn is not None:
+        return hook_reason(fn, actual, expected)
     parsed = _UNSET
     if criterion.valid:
         try:

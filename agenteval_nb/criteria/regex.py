@@ -61,8 +61,3 @@ def compile_regex(pattern: str) -> re2._Regexp:
     if isinstance(compiled, RegexError):
         raise compiled
     return compiled
-
-
-def regex_search(pattern: str, text: str) -> bool:
-    """Unanchored search, as Go's ``Regexp.MatchString``."""
-    return compile_regex(pattern).search(text) is not None

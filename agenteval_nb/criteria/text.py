@@ -14,9 +14,9 @@ Order: ``ignore`` ⇒ match; custom compare (``compareName``) ⇒ its verdict, l
 from __future__ import annotations
 
 from ..schema import TextCriterion
-from .errors import Reason, fail, raise_if, wrap
+from .errors import Reason, raise_if, wrap
 from .gofmt import go_lower
-from .hooks import NO_HOOKS, Hooks, compare_outcome
+from .hooks import NO_HOOKS, Hooks, hook_reason
 from .length import length_reason, validate_length
 from .regex import RegexError, compile_regex
 
@@ -46,11 +46,9 @@ def text_reason(
         source = ""
     if target is None:
         target = ""
-    if criterion.compare_name:
-        fn = hooks.compare_fn(criterion.compare_name)
-        if fn is not None:
-            outcome = compare_outcome(fn, source, target)
-            return None if outcome is None else fail(outcome)
+    fn = hooks.compare_fn(criterion.compare_name)
+    if fn is not None:
+        return hook_reason(fn, source, target)
     if criterion.length is not None:
         cause = length_reason(criterion.length, source)
         if cause is not None:

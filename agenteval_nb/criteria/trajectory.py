@@ -35,7 +35,7 @@ from ..schema import (
     ToolTrajectoryCriterion,
 )
 from .errors import Reason, fail, raise_if, wrap
-from .hooks import NO_HOOKS, Hooks, compare_outcome
+from .hooks import NO_HOOKS, Hooks, hook_reason
 from .jsoncmp import json_reason, validate_json
 from .kuhn import unmatched_left
 from .text import text_reason, validate_text
@@ -183,11 +183,9 @@ def trajectory_reason(
     hooks: Hooks = NO_HOOKS,
 ) -> Reason | None:
     """``None`` on a match, else the deferred mismatch text."""
-    if criterion.compare_name:
-        fn = hooks.compare_fn(criterion.compare_name)
-        if fn is not None:
-            outcome = compare_outcome(fn, actual, expected)
-            return None if outcome is None else fail(outcome)
+    fn = hooks.compare_fn(criterion.compare_name)
+    if fn is not None:
+        return hook_reason(fn, actual, expected)
     if actual is None or expected is None:
         return fail("actual or expected invocation is nil")
     actual_tools = actual.tools or []

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..schema import XMLCriterion
 from .errors import Reason, fail, raise_if
 from .gofmt import go_quote
-from .hooks import NO_HOOKS, Hooks, compare_outcome
+from .hooks import NO_HOOKS, Hooks, hook_reason
 
 _SPACE = " \r\n\t"
 _NAME_PUNCT = "_:.-"
@@ -452,8 +452,7 @@ def xml_reason(
     compare_name = getattr(criterion, "compare_name", None)
     fn = hooks.compare_fn(compare_name) if isinstance(compare_name, str) else None
     if fn is not None:
-        outcome = compare_outcome(fn, actual, expected)
-        return None if outcome is None else fail(outcome)
+        return hook_reason(fn, actual, expected)
     error = validate_xml(criterion)
     if error is not None:
         return fail(error)

@@ -11,6 +11,8 @@ configured, or the turn counts differ.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..criteria.errors import Reason
 from ..criteria.final_response import final_response_reason
 from ..criteria.hooks import NO_HOOKS, Hooks
@@ -19,8 +21,10 @@ from ..schema import (
     EvalMetric,
     EvalMetricResultDetails,
     EvalStatus,
+    FinalResponseCriterion,
     Invocation,
     ScoreValue,
+    ToolTrajectoryCriterion,
     status_for,
 )
 from .base import EvaluateResult, EvaluationContext, EvaluatorError, PerInvocationResult
@@ -60,65 +64,93 @@ def _check_counts(label: str, actuals: list[Invocation], expecteds: list[Invocat
         )
 
 
-class ToolTrajectoryEvaluator:
+class _MatchEvaluator:
+    """Shared per-turn loop: a criterion match per turn, scored 1/0 and averaged."""
+
+    name: str
+    label: str
+    """Prefix of the count-mismatch error (``tooltrajectory`` / ``finalresponse``)."""
+
+    def _criterion(self, metric: EvalMetric) -> Any:
+        raise NotImplementedError
+
+    def _reason(
+        self, criterion: Any, actual: Invocation, expected: Invocation, hooks: Hooks
+    ) -> Reason | None:
+        raise NotImplementedError
+
+    def _mismatch(self, text: str) -> str:
+        raise NotImplementedError
+
+    async def evaluate(
+        self,
+        actuals: list[Invocation],
+        expecteds: list[Invocation],
+        metric: EvalMetric,
+        *,
+        context: EvaluationContext | None = None,
+    ) -> EvaluateResult:
+        criterion = self._criterion(metric)
+        _check_counts(self.label, actuals, expecteds)
+        hooks = _hooks(context)
+        threshold = metric.threshold_value
+        turns = []
+        for actual, expected in zip(actuals, expecteds, strict=True):
+            cause = self._reason(criterion, actual, expected, hooks)
+            reason = "" if cause is None else self._mismatch(cause())
+            turns.append(_turn_result(actual, expected, cause is None, reason, threshold))
+        return _overall(turns, threshold)
+
+
+class ToolTrajectoryEvaluator(_MatchEvaluator):
     """``tool_trajectory_avg_score``: per-turn tool-call match (SPEC §3.1), averaged."""
 
     name = "tool_trajectory_avg_score"
     description = (
         "Compares the tool calls of each turn with the expected ones (name, arguments, result)"
     )
+    label = "tooltrajectory"
 
-    async def evaluate(
-        self,
-        actuals: list[Invocation],
-        expecteds: list[Invocation],
-        metric: EvalMetric,
-        *,
-        context: EvaluationContext | None = None,
-    ) -> EvaluateResult:
+    def _criterion(self, metric: EvalMetric) -> ToolTrajectoryCriterion:
         criterion = metric.criterion.tool_trajectory if metric and metric.criterion else None
         if criterion is None:
             raise EvaluatorError("tool trajectory criterion not configured")
-        _check_counts("tooltrajectory", actuals, expecteds)
-        hooks = _hooks(context)
-        threshold = metric.threshold_value
-        turns = []
-        for actual, expected in zip(actuals, expecteds, strict=True):
-            cause: Reason | None = trajectory_reason(criterion, actual, expected, hooks)
-            reason = ""
-            if cause is not None:
-                text = cause()
-                reason = f"tool trajectory mismatch: {text}" if text else ""
-            turns.append(_turn_result(actual, expected, cause is None, reason, threshold))
-        return _overall(turns, threshold)
+        return criterion
+
+    def _reason(
+        self,
+        criterion: ToolTrajectoryCriterion,
+        actual: Invocation,
+        expected: Invocation,
+        hooks: Hooks,
+    ) -> Reason | None:
+        return trajectory_reason(criterion, actual, expected, hooks)
+
+    def _mismatch(self, text: str) -> str:
+        return f"tool trajectory mismatch: {text}" if text else ""
 
 
-class FinalResponseEvaluator:
+class FinalResponseEvaluator(_MatchEvaluator):
     """``final_response_avg_score``: per-turn final-response match (SPEC §3.7), averaged."""
 
     name = "final_response_avg_score"
     description = "Compares each final response with the expected one (text, JSON, ROUGE, XML)"
+    label = "finalresponse"
 
-    async def evaluate(
-        self,
-        actuals: list[Invocation],
-        expecteds: list[Invocation],
-        metric: EvalMetric,
-        *,
-        context: EvaluationContext | None = None,
-    ) -> EvaluateResult:
+    def _criterion(self, metric: EvalMetric) -> FinalResponseCriterion:
         criterion = metric.criterion.final_response if metric and metric.criterion else None
         if criterion is None:
             raise EvaluatorError("final response criterion not configured")
-        _check_counts("finalresponse", actuals, expecteds)
-        hooks = _hooks(context)
-        threshold = metric.threshold_value
-        turns = []
-        for actual, expected in zip(actuals, expecteds, strict=True):
-            cause = final_response_reason(criterion, actual, expected, hooks)
-            reason = ""
-            if cause is not None:
-                text = cause()
-                reason = f"final response mismatch: {text}" if text else "final response mismatch"
-            turns.append(_turn_result(actual, expected, cause is None, reason, threshold))
-        return _overall(turns, threshold)
+        return criterion
+
+    def _reason(
+        self,
+        criterion: FinalResponseCriterion,
+        actual: Invocation,
+        expected: Invocation,
+        hooks: Hooks,
+    ) -> Reason | None:
+        return final_response_reason(criterion, actual, expected, hooks)
+
+    def _mismatch(self, text: str) -> str:
+        return f"final response mismatch: {text}" if text else "final response mismatch"

@@ -313,7 +313,12 @@ def test_streamed_result_file_equals_the_one_piece_dump(tmp_path):
             "evalSetResultId": "r<1>",
             "evalSetId": "s",
             "evalCaseResults": [
-                {"evalId": "a&b", "runId": 1, "finalEvalStatus": "passed", "extraKey": {"x": [1, None]}},
+                {
+                    "evalId": "a&b",
+                    "runId": 1,
+                    "finalEvalStatus": "passed",
+                    "extraKey": {"x": [1, None]},
+                },
                 {"evalId": "c", "runId": 1, "errorMessage": "line1\nline2 <tag>"},
             ],
             "summary": {"overallStatus": "failed", "numRuns": 1},
@@ -321,7 +326,11 @@ def test_streamed_result_file_equals_the_one_piece_dump(tmp_path):
             "producer": {"name": "agenteval_nb"},
         }
     )
-    for variant in (result, result.model_copy(update={"eval_case_results": []}), result.model_copy(update={"summary": None})):
+    for variant in (
+        result,
+        result.model_copy(update={"eval_case_results": []}),
+        result.model_copy(update={"summary": None}),
+    ):
         path = ae.save_result(variant, tmp_path / "r.evalset_result.json")
         assert path.read_text() == dumps(variant)
         assert ae.load_result(path) == variant

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,17 +12,6 @@ from agenteval_nb.testing import FakeOpenAIServer
 
 SECRET = "sk-test-SECRET-4f9a2c77e1"
 """The API key every test uses; it must never show up anywhere but the Authorization header."""
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 @pytest.fixture

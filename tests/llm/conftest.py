@@ -8,7 +8,7 @@ a handler (the heuristic judge).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +22,6 @@ from agenteval_nb.testing import FakeOpenAIServer
 from agenteval_nb.testing.fake_server import completion
 
 sys.path.insert(0, str(Path(__file__).parent))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 @pytest.fixture

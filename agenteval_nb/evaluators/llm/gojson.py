@@ -23,6 +23,7 @@ import json
 import math
 from typing import Any
 
+from ...criteria.gofmt import exponent_form, go_quote, positional_form, shortest_digits
 from ...criteria.rawjson import go_json_error
 
 __all__ = [
@@ -50,16 +51,6 @@ class Struct(dict):
     """An object whose keys are written in insertion order (a Go struct), not sorted."""
 
 
-def _shortest_digits(x: float) -> tuple[str, int]:
-    """Digits ``d1d2…`` and exponent ``e`` with ``|x| = 0.d1d2… × 10**e`` (shortest repr)."""
-    mantissa, _, exp_text = repr(abs(x)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    point = len(whole) + (int(exp_text) if exp_text else 0)
-    point -= len(whole + frac) - len((whole + frac).lstrip("0"))
-    return digits.rstrip("0") or "0", point
-
-
 def go_json_float(x: float) -> str:
     """``json.Marshal`` of a float64 (see module rules)."""
     if math.isnan(x) or math.isinf(x):
@@ -69,18 +60,10 @@ def go_json_float(x: float) -> str:
     if x == 0:
         return "-0" if math.copysign(1.0, x) < 0 else "0"
     sign = "-" if x < 0 else ""
-    digits, point = _shortest_digits(x)
+    digits, point = shortest_digits(x)
     if abs(x) < 1e-6 or abs(x) >= 1e21:
-        exponent = point - 1
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp_sign = "-" if exponent < 0 else "+"
-        width = 1 if exponent < 0 else 2
-        return f"{sign}{mantissa}e{exp_sign}{abs(exponent):0{width}d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return f"{sign}{digits}{'0' * (point - len(digits))}"
-    return f"{sign}{digits[:point]}.{digits[point:]}"
+        return exponent_form(sign, digits, point, min_width=1 if point - 1 < 0 else 2)
+    return positional_form(sign, digits, point)
 
 
 _SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -150,11 +133,6 @@ def _join(open_: str, parts: list[str], close: str, indent: str | None, depth: i
 def marshal(value: Any, *, escape_html: bool = False, indent: str | None = None) -> str:
     """Go JSON text of ``value`` (compact unless ``indent``); rules in the module doc."""
     return _encode(value, escape_html, indent, 0)
-
-
-def go_quote(text: str) -> str:
-    """Go's ``%q`` of a string, close enough for error messages (double quotes, escapes)."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 _LITERAL_DECODER = json.JSONDecoder(parse_float=LiteralNumber, parse_int=LiteralNumber)

@@ -20,7 +20,7 @@ from typing import Any
 from ...criteria.rawjson import JSONTextError, decode_json_text
 from .content import go_trim
 
-__all__ = ["JudgeOutputError", "field", "number", "unmarshal_content"]
+__all__ = ["JudgeOutputError", "field", "json_kind", "number", "unmarshal_content"]
 
 _FENCES = ("```json", "```JSON", "```")
 
@@ -68,7 +68,8 @@ _GO_TYPES = {"string": str, "number": (int, float), "bool": bool, "array": list,
 _GO_NAMES = {"string": "string", "number": "float64", "bool": "bool", "array": "slice"}
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON kind of a decoded value, as Go's unmarshal errors name it."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):
@@ -88,7 +89,7 @@ def field(obj: Any, name: str, kind: str, where: str = "") -> Any:
         return None
     if not isinstance(obj, dict):
         raise JudgeOutputError(
-            f"unmarshal response json: json: cannot unmarshal {_json_kind(obj)} into Go value "
+            f"unmarshal response json: json: cannot unmarshal {json_kind(obj)} into Go value "
             "of type object"
         )
     value: Any = None
@@ -104,7 +105,7 @@ def field(obj: Any, name: str, kind: str, where: str = "") -> Any:
     if not ok:
         path = f"{where}.{name}" if where else name
         raise JudgeOutputError(
-            f"unmarshal response json: json: cannot unmarshal {_json_kind(value)} into Go "
+            f"unmarshal response json: json: cannot unmarshal {json_kind(value)} into Go "
             f"struct field {path} of type {_GO_NAMES.get(kind, kind)}"
         )
     return value

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from ..content import last, text
 from ..operators import PromptMessages, TurnInput
-from .prompt import fill, user_message
+from .prompt import fill, section, sections, user_message
 
 __all__ = ["FINAL_RESPONSE_PROMPT", "FinalResponseConstructor"]
 
-FINAL_RESPONSE_PROMPT = """\
+FINAL_RESPONSE_PROMPT = (
+    """\
 You are grading the final answer of an AI agent against a reference answer. Be strict.
 
 How to decide:
@@ -27,22 +28,14 @@ the order of independent facts are fine when the meaning is the same.
 4. The answer is invalid if it leaves out or changes any key information of the reference, \
 including numbers, units, names and dates.
 
-<user_prompt>
-${user_prompt}
-</user_prompt>
-
-<agent_response>
-${agent_response}
-</agent_response>
-
-<reference_answer>
-${reference_answer}
-</reference_answer>
-
+"""
+    + sections(section("user_prompt"), section("agent_response"), section("reference_answer"))
+    + """\
 Reply with exactly these two lines of plain text and nothing else:
 reasoning: <a short explanation of your decision>
 is_the_agent_response_valid: <valid or invalid>
 """
+)
 
 
 class FinalResponseConstructor:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ....schema import Invocation
 from ..gojson import Struct, marshal
-from ..responsejson import JudgeOutputError, field
+from ..responsejson import JudgeOutputError, field, json_kind
 
 __all__ = ["KNOWLEDGE_TOOLS", "NO_KNOWLEDGE", "retrieved_knowledge"]
 
@@ -23,23 +23,11 @@ KNOWLEDGE_TOOLS = frozenset({"knowledge_search", "knowledge_search_with_agentic_
 NO_KNOWLEDGE = "No knowledge search results were found."
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _document(raw: Any) -> Struct:
     doc = Struct()
     if raw is not None and not isinstance(raw, dict):
         raise JudgeOutputError(
-            f"json: cannot unmarshal {_kind(raw)} into Go struct field "
+            f"json: cannot unmarshal {json_kind(raw)} into Go struct field "
             "KnowledgeSearchResponse.documents of type DocumentResult"
         )
     doc_id = field(raw, "id", "string", "documents")
@@ -56,7 +44,7 @@ def _document(raw: Any) -> Struct:
 def _response(result: Any) -> Struct:
     if not isinstance(result, dict):
         raise JudgeOutputError(
-            f"json: cannot unmarshal {_kind(result)} into Go value of type "
+            f"json: cannot unmarshal {json_kind(result)} into Go value of type "
             "tool.KnowledgeSearchResponse"
         )
     documents = field(result, "documents", "array")

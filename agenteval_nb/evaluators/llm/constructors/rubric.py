@@ -27,7 +27,7 @@ from ..operators import PromptMessages, TurnInput
 from ..responsejson import JudgeOutputError
 from ..structured import rubric_evaluator_output
 from .knowledge import retrieved_knowledge
-from .prompt import fill, user_message
+from .prompt import fill, section, sections, user_message
 
 __all__ = [
     "KnowledgeRecallConstructor",
@@ -43,6 +43,17 @@ Give exactly one item per rubric item, in the order listed, and copy each id exa
 appears before the colon.
 """
 
+
+def _rubric_sections(*middle: str) -> str:
+    """User prompt, ``middle`` sections, rubrics, then the answer format."""
+    rubrics = section("rubrics", close_on_new_line=False)
+    return sections(section("user_prompt"), *middle, rubrics) + _OUTPUT
+
+
+_ANSWER_SECTIONS = _rubric_sections(section("agent_response"))
+_REFERENCE_SECTIONS = _rubric_sections(section("agent_response"), section("reference_answer"))
+_KNOWLEDGE_SECTIONS = _rubric_sections(section("retrieved_knowledge", "knowledge"))
+
 RUBRIC_RESPONSE_PROMPT = (
     """\
 You are checking the final answer of an AI agent against a list of rubric items.
@@ -55,19 +66,8 @@ to tell.
 Use only the user prompt and the final answer as evidence. Do not give credit for anything the \
 agent did not write.
 
-<user_prompt>
-${user_prompt}
-</user_prompt>
-
-<agent_response>
-${agent_response}
-</agent_response>
-
-<rubrics>
-${rubrics}</rubrics>
-
 """
-    + _OUTPUT
+    + _ANSWER_SECTIONS
 )
 
 RUBRIC_CRITIC_PROMPT = (
@@ -82,23 +82,8 @@ not apply;
 contradiction of the reference, or a step the user needed that is absent.
 Do not nitpick: style, length and harmless extra detail are not defects.
 
-<user_prompt>
-${user_prompt}
-</user_prompt>
-
-<agent_response>
-${agent_response}
-</agent_response>
-
-<reference_answer>
-${reference_answer}
-</reference_answer>
-
-<rubrics>
-${rubrics}</rubrics>
-
 """
-    + _OUTPUT
+    + _REFERENCE_SECTIONS
 )
 
 RUBRIC_REFERENCE_CRITIC_PROMPT = (
@@ -114,23 +99,8 @@ fine), or when the item does not apply;
 the reference provides, or adding specific claims (numbers, names, facts) that nothing \
 supports.
 
-<user_prompt>
-${user_prompt}
-</user_prompt>
-
-<agent_response>
-${agent_response}
-</agent_response>
-
-<reference_answer>
-${reference_answer}
-</reference_answer>
-
-<rubrics>
-${rubrics}</rubrics>
-
 """
-    + _OUTPUT
+    + _REFERENCE_SECTIONS
 )
 
 KNOWLEDGE_RECALL_PROMPT = (
@@ -143,19 +113,8 @@ satisfies the item?
 - 1 when yes, and the supporting passage is present verbatim or nearly verbatim;
 - 0 when the needed information is missing, only hinted at, or must be guessed.
 
-<user_prompt>
-${user_prompt}
-</user_prompt>
-
-<retrieved_knowledge>
-${knowledge}
-</retrieved_knowledge>
-
-<rubrics>
-${rubrics}</rubrics>
-
 """
-    + _OUTPUT
+    + _KNOWLEDGE_SECTIONS
 )
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..content import go_trim, last, rubrics_text, text
 from ..operators import PromptMessages, TurnInput
 from ..responsejson import JudgeOutputError
-from .prompt import fill, user_message
+from .prompt import fill, section, user_message
 
 __all__ = ["POINTWISE_PROMPT", "VERIFIER_PROMPT", "VerifierConstructor"]
 
@@ -44,6 +44,10 @@ _RULES = """\
 - Score only what the candidate actually says. Do not reward length, confidence or polish.
 - A candidate that ignores the request, contradicts itself or invents facts scores low.
 """
+
+_REQUEST_AND_A = (
+    "## User Request\n" + section("user_request") + "\n## Candidate A\n" + section("candidate_a")
+)
 
 VERIFIER_PROMPT = (
     """\
@@ -70,21 +74,10 @@ holding one letter from A to T:
 <score_A>LETTER</score_A>
 <score_B>LETTER</score_B>
 
-## User Request
-<user_request>
-${user_request}
-</user_request>
-
-## Candidate A
-<candidate_a>
-${candidate_a}
-</candidate_a>
-
-## Candidate B
-<candidate_b>
-${candidate_b}
-</candidate_b>
 """
+    + _REQUEST_AND_A
+    + "\n## Candidate B\n"
+    + section("candidate_b")
 )
 
 POINTWISE_PROMPT = (
@@ -109,16 +102,8 @@ First write a short analysis of the candidate. Then finish with exactly this tag
 letter from A to T:
 <score_A>LETTER</score_A>
 
-## User Request
-<user_request>
-${user_request}
-</user_request>
-
-## Candidate A
-<candidate_a>
-${candidate_a}
-</candidate_a>
 """
+    + _REQUEST_AND_A
 )
 
 _NAME = "llm_verifier_pairwise"

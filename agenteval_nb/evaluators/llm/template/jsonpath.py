@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..gojson import GoJSONError, LiteralNumber, decode_literal, go_quote, marshal
+from ..gojson import GoJSONError, decode_literal, go_quote, marshal
 
 __all__ = ["JSONPathError", "extract", "parse_path"]
 
@@ -97,16 +97,8 @@ def _index(path: str, start: int, q: str) -> tuple[int, int]:
 
 def render(value: Any) -> str:
     """A JSON value as template text (module rules)."""
-    if isinstance(value, LiteralNumber):
+    if isinstance(value, str):  # plain text, or a literal number's source text
         return str(value)
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
     return marshal(value, escape_html=False)
 
 
