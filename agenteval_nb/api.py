@@ -55,7 +55,21 @@ async def evaluate_async(
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
 ) -> EvalRun:
-    """Evaluate an eval set against metrics; see :func:`evaluate`."""
+    """Evaluate an eval set against metrics; see :func:`evaluate`.
+
+    Options: ``num_runs`` repeats one eval set (runs in parallel with ``runs_parallel``);
+    ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
+    ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5; ``case_aggregator``
+    turns metric results into the case score and status (default: all metrics must pass);
+    ``case_parallelism`` cases are evaluated at once (turns and metrics of a case in order);
+    ``case_ids`` restricts the cases; ``app_name`` defaults to the first case's
+    ``sessionInput.appName``; ``results_dir`` / ``result_store`` save the result;
+    ``progress`` shows a tqdm bar. Judge options: ``judge`` (callable or ``JudgeClient``),
+    ``cache`` (True: user cache dir or ``$AGENTEVAL_NB_CACHE_DIR``; a path; False),
+    ``judge_concurrency`` requests per endpoint at once, ``requests_per_minute``,
+    ``judge_max_retries`` (HTTP 408/409/429/5xx, honouring Retry-After), ``judge_timeout``
+    seconds per attempt, ``price_table`` ``{model: (input $/1M, output $/1M)}``.
+    """
     sets = _evalsets(evalset)
     metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     registry = registry or Registry.default()

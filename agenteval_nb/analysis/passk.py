@@ -49,14 +49,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     ``"c must be >= 0"``, ``"c cannot exceed n"``, ``"k cannot exceed n"``.
     """
     n, c, k = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
-    if n < 0:
-        raise ValueError("n must be >= 0")
-    if k <= 0:
-        raise ValueError("k must be >= 1")
-    if c < 0:
-        raise ValueError("c must be >= 0")
-    if c > n:
-        raise ValueError("c cannot exceed n")
+    _check_counts(n, c, k)
     if k > n:
         raise ValueError("k cannot exceed n")
     if c == 0:
