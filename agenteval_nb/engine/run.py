@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,11 +149,6 @@ def _unique(evalsets: Sequence[EvalSet]) -> list[EvalSet]:
     return out
 
 
-async def _fire(options: EngineOptions, event: CallbackEvent) -> None:
-    if options.callbacks:
-        await options.callbacks.fire(event)
-
-
 async def _run_once(
     run_id: int,
     evalset: EvalSet,
@@ -168,24 +163,27 @@ async def _run_once(
         cases = [c for c in cases if c.eval_id in wanted]
     set_id = evalset.eval_set_id
 
-    def event(point: CallbackPoint, case_id: str | None = None, **kw: Any) -> CallbackEvent:
-        return CallbackEvent(point, app_name, set_id, run_id, state, case_id, **kw)
+    async def fire(point: CallbackPoint, case_id: str | None = None, **kw: Any) -> None:
+        """Run the callbacks of ``point``; the event is built only when there are callbacks."""
+        if options.callbacks:
+            event = CallbackEvent(point, app_name, set_id, run_id, state, case_id, **kw)
+            await options.callbacks.fire(event)
 
     try:
-        await _fire(options, event(CallbackPoint.BEFORE_INFERENCE_SET))
+        await fire(CallbackPoint.BEFORE_INFERENCE_SET)
         inferences: list[InferenceResult] = []
         for case in cases:
-            inferences.append(await _infer_with_callbacks(case, options, event))
-        await _fire(options, event(CallbackPoint.AFTER_INFERENCE_SET, result=inferences))
+            inferences.append(await _infer_with_callbacks(case, options, fire))
+        await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
     except Exception as exc:
         raise EvaluationError(f"run {run_id} inference: {exc}") from exc
 
     try:
-        await _fire(options, event(CallbackPoint.BEFORE_EVALUATE_SET))
+        await fire(CallbackPoint.BEFORE_EVALUATE_SET)
 
         async def evaluate_one(pair: tuple[EvalCase, InferenceResult]) -> EvalCaseResult:
             case, inference = pair
-            await _fire(options, event(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id))
+            await fire(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
             result = await evaluate_case(
                 app_name=app_name,
                 eval_set_id=set_id,
@@ -196,9 +194,7 @@ async def _run_once(
                 aggregator=options.case_aggregator,
             )
             result.run_id = run_id
-            await _fire(
-                options, event(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
-            )
+            await fire(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
             if options.on_case_done is not None:
                 options.on_case_done()
             return result
@@ -206,25 +202,23 @@ async def _run_once(
         results = await map_bounded(
             list(zip(cases, inferences, strict=True)), evaluate_one, options.case_parallelism
         )
-        await _fire(options, event(CallbackPoint.AFTER_EVALUATE_SET, result=results))
+        await fire(CallbackPoint.AFTER_EVALUATE_SET, result=results)
     except Exception as exc:
         raise EvaluationError(f"run {run_id} evaluate: {exc}") from exc
     return results
 
 
 async def _infer_with_callbacks(
-    case: EvalCase, options: EngineOptions, event: Callable[..., CallbackEvent]
+    case: EvalCase, options: EngineOptions, fire: Callable[..., Awaitable[None]]
 ) -> InferenceResult:
     session_id = options.session_id_factory()
     try:
-        await _fire(options, event(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id))
+        await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
     except Exception as exc:
         return _failed_inference(case, session_id, str(exc))
     inference = infer_case(case, session_id)
     try:
-        await _fire(
-            options, event(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
-        )
+        await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
     except Exception as exc:
         return _failed_inference(case, session_id, str(exc))
     return inference
