@@ -96,10 +96,7 @@ class JudgeCache:
         conn = sqlite3.connect(
             self.path, timeout=30.0, isolation_level=None, check_same_thread=False
         )
-        conn.execute("PRAGMA busy_timeout = 30000")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute(_SCHEMA)
+        _prepare(conn)
         self._local.held = (pid, conn)
         with self._lock:
             self._connections.append(conn)
@@ -168,3 +165,22 @@ def open_cache(spec: bool | str | os.PathLike[str] | JudgeCache | None) -> Judge
     if isinstance(spec, JudgeCache):
         return spec
     return JudgeCache(spec)
+
+
+def _prepare(conn: sqlite3.Connection, attempts: int = 100) -> None:
+    """Set WAL mode and create the table, retrying while another process does the same.
+
+    Switching a new file to WAL takes an exclusive lock that SQLite does not wait for under
+    ``busy_timeout``, so two runs opening one fresh cache at once can see "database is locked".
+    """
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
