@@ -8,9 +8,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .agents.base import agent_name, as_agent
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
+from .engine.inference import AgentSetup, describe_agent_secrets
 from .engine.run import EngineOptions, run_evaluation
 from .engine.sync import run_sync
 from .evaluators.base import EvaluationContext
@@ -34,7 +36,10 @@ async def evaluate_async(
     evalset: EvalSetInput | Sequence[EvalSetInput],
     metrics: Source | Sequence[EvalMetric],
     *,
+    agent: Any = None,
     num_runs: int = 1,
+    expected_agent: Any = None,
+    agent_timeout: float | None = None,
     registry: Registry | None = None,
     judge: Any = None,
     cache: bool | str | os.PathLike[str] = True,
@@ -57,6 +62,11 @@ async def evaluate_async(
 ) -> EvalRun:
     """Evaluate an eval set against metrics; see :func:`evaluate`.
 
+    Agents: ``agent`` runs default-mode cases (a function ``text -> str``, a turn function
+    ``turn: ae.Turn -> str | Message | Invocation``, ``ae.agents.OpenAIAgent`` or any object
+    with ``run_turn``; trace-mode cases replay their recorded turns); ``expected_agent`` runs
+    the cases with ``expectedRunnerEnabled``; ``agent_timeout`` bounds each turn (seconds).
+
     Options: ``num_runs`` repeats one eval set (runs in parallel with ``runs_parallel``);
     ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
     ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5; ``case_aggregator``
@@ -71,6 +81,12 @@ async def evaluate_async(
     seconds per attempt, ``price_table`` ``{model: (input $/1M, output $/1M)}``.
     """
     sets = _evalsets(evalset)
+    agents = AgentSetup(
+        agent=None if agent is None else as_agent(agent),
+        expected_agent=None if expected_agent is None else as_agent(expected_agent),
+        timeout_s=_positive_or_none(agent_timeout, "agent_timeout"),
+    )
+    agents.secrets = describe_agent_secrets(agents.agent, agents.expected_agent)
     metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     registry = registry or Registry.default()
     context = EvaluationContext(hooks=registry.hooks())
@@ -99,6 +115,8 @@ async def evaluate_async(
             context.judge = owned_client
     total = len(sets[0].eval_cases or ()) * (len(sets) if len(sets) > 1 else num_runs)
     bar = _progress_bar(total) if progress else None
+    runs_agents = agents.agent is not None or agents.expected_agent is not None
+    inference_bar = _progress_bar(total, "inference") if progress and runs_agents else None
     options = EngineOptions(
         registry=registry,
         context=context,
@@ -110,14 +128,17 @@ async def evaluate_async(
         runs_parallel=runs_parallel,
         case_ids=case_ids,
         on_case_done=(lambda: bar.update(1)) if bar is not None else None,
+        on_case_inferred=((lambda: inference_bar.update(1)) if inference_bar is not None else None),
+        agents=agents,
     )
     if session_id_factory is not None:
         options.session_id_factory = session_id_factory
     try:
         out = await run_evaluation(sets, metric_list, options)
     finally:
-        if bar is not None:
-            bar.close()
+        for each in (inference_bar, bar):
+            if each is not None:
+                each.close()
         if owned_client is not None:
             await owned_client.aclose()
         elif context.judge is not None:
@@ -134,6 +155,12 @@ async def evaluate_async(
     )
     if context.judge is not None:
         run.info["judge_usage"] = context.judge.usage.as_dict()
+    if agents.agent is not None:
+        run.info["agent"] = agent_name(agents.agent)
+    if agents.expected_agent is not None:
+        run.info["expected_agent"] = agent_name(agents.expected_agent)
+    if agents.usage:
+        run.info["agent_usage"] = dict(agents.usage)
     if results_dir is not None and result_store is None:
         from .stores.local import LocalResultStore
 
@@ -171,7 +198,15 @@ def _uses_judge(metric: EvalMetric) -> bool:
     return metric.criterion is not None and metric.criterion.llm_judge is not None
 
 
-def _progress_bar(total: int) -> Any:
+def _positive_or_none(value: float | None, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
+    return float(value)
+
+
+def _progress_bar(total: int, desc: str = "cases") -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="cases", unit="case")
+    return tqdm(total=total, desc=desc, unit="case")
