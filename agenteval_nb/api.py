@@ -12,7 +12,7 @@ from .agents.base import agent_name, as_agent
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
-from .engine.inference import AgentSetup, describe_agent_secrets
+from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
 from .engine.run import EngineOptions, run_evaluation
 from .engine.sync import run_sync
 from .evaluators.base import EvaluationContext
@@ -139,6 +139,7 @@ async def evaluate_async(
         for each in (inference_bar, bar):
             if each is not None:
                 each.close()
+        await close_agents(agents)
         if owned_client is not None:
             await owned_client.aclose()
         elif context.judge is not None:

@@ -7,7 +7,9 @@ it, recorded and mockable). :func:`as_agent` accepts:
 1. a **plain function** ``f(text: str) -> str`` (sync or async): gets the user's text;
 2. a **turn function**: a callable whose single parameter is annotated ``Turn`` or named
    ``turn``: gets the whole :class:`~agenteval_nb.agents.turn.Turn`;
-3. an object with ``run_turn`` (``OpenAIAgent``, framework adapters, ``ae.record`` wrappers).
+3. an object with ``run_turn`` (``OpenAIAgent``, framework adapters, ``ae.record`` wrappers);
+   it may also have ``async aclose()`` (called on the evaluation's loop when it ends) and
+   ``secrets()`` (keys to redact from error texts).
 
 Synchronous callables run in a worker thread, so a blocking agent does not stall the other
 cases. Wrap a callable in :class:`FunctionAgent` to give it tools.

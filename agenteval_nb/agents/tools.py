@@ -78,7 +78,11 @@ def _description(fn: ToolFunction) -> str:
 def _arguments_model(name: str, fn: ToolFunction) -> type[pydantic.BaseModel]:
     """A pydantic model of ``fn``'s parameters (``*args``/``**kwargs`` are not allowed)."""
     fields: dict[str, Any] = {}
-    for param in inspect.signature(fn).parameters.values():
+    try:
+        signature = inspect.signature(fn, eval_str=True)
+    except NameError as exc:
+        raise TypeError(f"tool {name!r}: cannot resolve a parameter annotation ({exc})") from exc
+    for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"tool {name!r}: *args/**kwargs cannot be described as JSON")
         annotation = Any if param.annotation is inspect.Parameter.empty else param.annotation

@@ -199,3 +199,11 @@ def describe_agent_secrets(*agents: Any) -> tuple[str, ...]:
             if key:
                 keys.append(key)
     return tuple(keys)
+
+
+async def close_agents(setup: AgentSetup) -> None:
+    """Let agents release what they hold on the running loop (their optional ``aclose``)."""
+    for agent in (setup.agent, setup.expected_agent):
+        close = getattr(agent, "aclose", None)
+        if close is not None:
+            await close()
