@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents.base import agent_name, as_agent
+from .agents.simulator import as_user_simulator
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
@@ -39,6 +40,8 @@ async def evaluate_async(
     agent: Any = None,
     num_runs: int = 1,
     expected_agent: Any = None,
+    user_simulator: Any = None,
+    tool_mock_agent: Any = None,
     agent_timeout: float | None = None,
     registry: Registry | None = None,
     judge: Any = None,
@@ -65,7 +68,10 @@ async def evaluate_async(
     Agents: ``agent`` runs default-mode cases (a function ``text -> str``, a turn function
     ``turn: ae.Turn -> str | Message | Invocation``, ``ae.agents.OpenAIAgent`` or any object
     with ``run_turn``; trace-mode cases replay their recorded turns); ``expected_agent`` runs
-    the cases with ``expectedRunnerEnabled``; ``agent_timeout`` bounds each turn (seconds).
+    the cases with ``expectedRunnerEnabled``; ``user_simulator`` plays the user of
+    ``conversationScenario`` cases (``ae.agents.LLMUserSimulator`` or a function
+    ``(scenario, conversation, last_reply) -> str | None``); ``tool_mock_agent`` answers
+    ``toolMock`` rules with an ``llmGenerator``; ``agent_timeout`` bounds each turn (seconds).
 
     Options: ``num_runs`` repeats one eval set (runs in parallel with ``runs_parallel``);
     ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
@@ -84,9 +90,13 @@ async def evaluate_async(
     agents = AgentSetup(
         agent=None if agent is None else as_agent(agent),
         expected_agent=None if expected_agent is None else as_agent(expected_agent),
+        tool_mock_agent=None if tool_mock_agent is None else as_agent(tool_mock_agent),
+        user_simulator=None if user_simulator is None else as_user_simulator(user_simulator),
         timeout_s=_positive_or_none(agent_timeout, "agent_timeout"),
     )
-    agents.secrets = describe_agent_secrets(agents.agent, agents.expected_agent)
+    agents.secrets = describe_agent_secrets(
+        agents.agent, agents.expected_agent, agents.tool_mock_agent, agents.user_simulator
+    )
     metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     registry = registry or Registry.default()
     context = EvaluationContext(hooks=registry.hooks())

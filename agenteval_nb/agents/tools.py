@@ -14,7 +14,8 @@ Rules:
   hold become their ``str``;
 * every call is recorded as an :class:`~agenteval_nb.schema.Tool` ``{id, name, arguments,
   result}`` in call order on the :class:`ToolCalls` log of the turn;
-* an ``interceptor`` (tool mocks) may answer a call instead of the real tool: it returns
+* an ``interceptor`` (tool mocks) may answer a call instead of the real tool with
+  :class:`Mocked` (recorded with a ``mock`` note on the call), or return
   :data:`NOT_INTERCEPTED` to let the real tool run.
 """
 
@@ -42,7 +43,16 @@ NOT_INTERCEPTED: Any = object()
 """Returned by an interceptor that leaves the call to the real tool."""
 
 Interceptor = Callable[[str, Any], Awaitable[Any]]
-"""``await interceptor(name, arguments)`` → a result, or :data:`NOT_INTERCEPTED`."""
+"""``await interceptor(name, arguments)`` → :class:`Mocked`, or :data:`NOT_INTERCEPTED`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mocked:
+    """An interceptor's answer: the result the agent sees and a note kept on the recorded
+    call (``Tool.mock``, e.g. ``{"side": "actual", "rule": 0, "kind": "static"}``)."""
+
+    result: Any
+    note: dict[str, Any]
 
 
 _POOL_LOCK = threading.Lock()
@@ -166,8 +176,11 @@ class ToolCalls:
 
     calls: list[Tool] = field(default_factory=list)
 
-    def add(self, call_id: str, name: str, arguments: Any, result: Any) -> None:
-        self.calls.append(Tool(id=call_id, name=name, arguments=arguments, result=result))
+    def add(self, call_id: str, name: str, arguments: Any, result: Any, mock: Any = None) -> None:
+        tool = Tool(id=call_id, name=name, arguments=arguments, result=result)
+        if mock is not None:
+            tool.mock = mock  # an extra wire key: Go readers ignore it
+        self.calls.append(tool)
 
 
 class ToolBox:
@@ -239,20 +252,25 @@ class ToolBox:
         """Call and record; returns ``(result, failed)`` — failures as their error text."""
         call_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
         decoded = _decode_arguments(arguments)
+        note = None
         try:
-            result = await self._invoke(name, decoded)
+            if self.interceptor is not None:
+                mocked = await self.interceptor(name, decoded)
+                if mocked is not NOT_INTERCEPTED:
+                    note = mocked.note
+                    result = json_ready(mocked.result)
+                else:
+                    result = await self._invoke(name, decoded)
+            else:
+                result = await self._invoke(name, decoded)
         except Exception as exc:
             text = error_text(exc)
-            self.log.add(call_id, name, decoded, text)
+            self.log.add(call_id, name, decoded, text, note)
             return text, True
-        self.log.add(call_id, name, decoded, result)
+        self.log.add(call_id, name, decoded, result, note)
         return result, False
 
     async def _invoke(self, name: str, arguments: Any) -> Any:
-        if self.interceptor is not None:
-            mocked = await self.interceptor(name, arguments)
-            if mocked is not NOT_INTERCEPTED:
-                return json_ready(mocked)
         spec = self._specs.get(name)
         if spec is None:
             raise LookupError(f"unknown tool {name!r}; tools: {', '.join(self._specs) or 'none'}")

@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agents.base import Agent
+from ..agents.simulator import SimulatorError, UserSimulator
+from ..agents.tool_mocks import ToolMockError, ToolMockInterceptor, validate_rules
 from ..agents.tools import ToolBox
 from ..agents.turn import Session, to_invocation
-from ..schema import EvalCase, EvalStatus, Invocation
+from ..schema import EvalCase, EvalStatus, Invocation, Message, message_text
 from ..secrets import redact
 
 
@@ -52,6 +54,8 @@ class AgentSetup:
 
     agent: Agent | None = None
     expected_agent: Agent | None = None
+    tool_mock_agent: Agent | None = None
+    user_simulator: UserSimulator | None = None
     timeout_s: float | None = None
     usage: dict[str, int] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
@@ -84,12 +88,6 @@ def trace_actuals(case: EvalCase) -> list[Invocation]:
 
 def _static_turns(case: EvalCase) -> list[Invocation]:
     """The user turns a default-mode case drives the agent with (SPEC §8.3, default mode)."""
-    if case.actual_conversation:
-        raise InferenceError("actualConversation is only supported in trace mode")
-    if case.conversation and case.conversation_scenario is not None:
-        raise InferenceError("conversation and conversationScenario cannot both be set")
-    if case.conversation_scenario is not None:
-        raise InferenceError("conversationScenario needs a user simulator")
     if not case.conversation:
         raise InferenceError("invocations are empty")
     for i, turn in enumerate(case.conversation):
@@ -98,47 +96,155 @@ def _static_turns(case: EvalCase) -> list[Invocation]:
     return list(case.conversation)
 
 
+def _interceptors(
+    turns: Sequence[Invocation], side: str, setup: AgentSetup
+) -> list[ToolMockInterceptor | None]:
+    """Per turn, the tool-mock interceptor of ``toolMock.<side>`` (validated), or ``None``."""
+    out: list[ToolMockInterceptor | None] = []
+    for index, turn in enumerate(turns):
+        rules = getattr(turn.tool_mock, side, None) if turn.tool_mock is not None else None
+        if not rules:
+            out.append(None)
+            continue
+        try:
+            validate_rules(rules, generator_available=setup.tool_mock_agent is not None)
+        except ToolMockError as exc:
+            raise InferenceError(f"turn {index + 1}: {exc}") from exc
+        out.append(ToolMockInterceptor(rules, setup.tool_mock_agent, side))
+    return out
+
+
+def _session(case: EvalCase, session_id: str) -> Session:
+    """The toolkit's session of a case: user id, state and context messages (SPEC §8.3)."""
+    session_input = case.session_input
+    return Session(
+        session_id=session_id,
+        user_id=session_input.user_id if session_input else None,
+        state=dict(session_input.state or {}) if session_input else {},
+        context_messages=list(case.context_messages or ()),
+    )
+
+
+async def _run_turn(
+    agent: Agent,
+    session: Session,
+    user_content: Message,
+    tools: ToolBox,
+    case: EvalCase,
+    index: int,
+    setup: AgentSetup,
+) -> Invocation:
+    """One turn of ``agent`` in ``session``: the captured invocation (errors name the turn)."""
+    turn = session.turn(user_content, tools, case.eval_id, index)
+    try:
+        if setup.timeout_s is None:
+            output = await agent.run_turn(turn)
+        else:
+            async with asyncio.timeout(setup.timeout_s):
+                output = await agent.run_turn(turn)
+        invocation = to_invocation(output, turn)
+    except TimeoutError as exc:
+        raise InferenceError(
+            f"turn {index + 1}: the agent did not answer within {setup.timeout_s:g} s"
+        ) from exc
+    except Exception as exc:
+        raise InferenceError(f"turn {index + 1}: {_describe(exc)}") from exc
+    finally:
+        setup.add_usage(turn.usage)
+    session.remember(turn, invocation)
+    return invocation
+
+
 async def run_turns(
     agent: Agent,
     case: EvalCase,
     turns: Sequence[Invocation],
     session_id: str,
     setup: AgentSetup,
+    mock_side: str = "actual",
 ) -> list[Invocation]:
     """Run ``agent`` over the user turns in one session; the captured invocations in order.
 
-    Raises :class:`InferenceError` naming the 1-based turn when a turn fails.
+    ``turns[i].toolMock.<mock_side>`` rules intercept that turn's tool calls. Raises
+    :class:`InferenceError` naming the 1-based turn when a turn fails.
     """
-    session_input = case.session_input
-    session = Session(
-        session_id=session_id,
-        user_id=session_input.user_id if session_input else None,
-        state=dict(session_input.state or {}) if session_input else {},
-        context_messages=list(case.context_messages or ()),
-    )
+    mocks = _interceptors(turns, mock_side, setup)
+    session = _session(case, session_id)
     loop = asyncio.get_running_loop()
     captured: list[Invocation] = []
     for index, planned in enumerate(turns):
-        tools = ToolBox(agent.tools, loop=loop)
-        turn = session.turn(planned.user_content, tools, case.eval_id, index)  # type: ignore[arg-type]
-        try:
-            if setup.timeout_s is None:
-                output = await agent.run_turn(turn)
-            else:
-                async with asyncio.timeout(setup.timeout_s):
-                    output = await agent.run_turn(turn)
-            invocation = to_invocation(output, turn)
-        except TimeoutError as exc:
-            raise InferenceError(
-                f"turn {index + 1}: the agent did not answer within {setup.timeout_s:g} s"
-            ) from exc
-        except Exception as exc:
-            raise InferenceError(f"turn {index + 1}: {_describe(exc)}") from exc
-        finally:
-            setup.add_usage(turn.usage)
-        session.remember(turn, invocation)
-        captured.append(invocation)
+        tools = ToolBox(agent.tools, interceptor=mocks[index], loop=loop)
+        captured.append(
+            await _run_turn(agent, session, planned.user_content, tools, case, index, setup)  # type: ignore[arg-type]
+        )
     return captured
+
+
+MAX_SIMULATED_TURNS = 100
+"""Safety cap of a simulated conversation whose simulator never stops."""
+
+
+async def simulate(
+    agent: Agent, case: EvalCase, session_id: str, setup: AgentSetup
+) -> list[Invocation]:
+    """Let the user simulator drive ``agent`` through the case's scenario (SPEC §8.3, §8.4).
+
+    Each generated message gets role ``user`` when it has none; every agent turn must end
+    with a final response (``target final response is nil``). Tool mocks do not apply.
+    """
+    scenario = case.conversation_scenario
+    if setup.user_simulator is None:
+        raise InferenceError("conversationScenario needs a user simulator (user_simulator=)")
+    session = _session(case, session_id)
+    try:
+        simulated = setup.user_simulator.start(scenario, dict(session.state))  # type: ignore[arg-type]
+    except SimulatorError as exc:
+        raise InferenceError(f"user simulator: {exc}") from exc
+    loop = asyncio.get_running_loop()
+    captured: list[Invocation] = []
+    last_reply = ""
+    for index in range(MAX_SIMULATED_TURNS + 1):
+        try:
+            message = await simulated.next(last_reply)
+        except Exception as exc:
+            raise InferenceError(f"user simulator, turn {index + 1}: {_describe(exc)}") from exc
+        if message is None:
+            break
+        if index == MAX_SIMULATED_TURNS:
+            raise InferenceError(
+                f"the user simulator did not stop within {MAX_SIMULATED_TURNS} turns"
+            )
+        if not message.role:
+            message = message.model_copy(update={"role": "user"})
+        if message.role != "user":
+            raise InferenceError(
+                f"user simulator, turn {index + 1}: role {message.role!r} is not user"
+            )
+        tools = ToolBox(agent.tools, loop=loop)
+        invocation = await _run_turn(agent, session, message, tools, case, index, setup)
+        if invocation.final_response is None:
+            raise InferenceError(f"turn {index + 1}: target final response is nil")
+        invocation.simulated_user = True  # an extra wire key: who spoke
+        captured.append(invocation)
+        last_reply = message_text(invocation.final_response)
+    if not captured:
+        raise InferenceError("invocations are empty")
+    return captured
+
+
+def _with_conversation_mocks(
+    actuals: list[Invocation], conversation: Sequence[Invocation]
+) -> list[Invocation]:
+    """Trace-mode ExpectedRunner inputs: the actual turns, each with the ``toolMock`` of the
+    aligned ``conversation`` turn (SPEC §8.3)."""
+    if len(conversation) != len(actuals):
+        return actuals
+    return [
+        actual.model_copy(update={"tool_mock": planned.tool_mock})
+        if planned.tool_mock is not None
+        else actual
+        for actual, planned in zip(actuals, conversation, strict=True)
+    ]
 
 
 def _describe(exc: BaseException) -> str:
@@ -153,20 +259,20 @@ async def infer_case(case: EvalCase, session_id: str, setup: AgentSetup) -> Infe
     try:
         if case.session_input is None:
             raise InferenceError("session input is nil")
+        if not case.is_trace:
+            _check_default_mode(case)
         if case.is_trace:
             actuals = trace_actuals(case)
-            turns = actuals
+            if case.expected_runner_enabled:
+                turns = _with_conversation_mocks(actuals, case.conversation or [])
+                expected = await _run_expected(case, turns, session_id, setup)
+        elif case.conversation_scenario is not None:
+            actuals, expected = await _infer_scenario(case, session_id, setup)
         else:
             turns = _static_turns(case)
-            if setup.agent is None:
-                raise InferenceError("no agent given: default-mode cases need an agent to run")
-            actuals = await run_turns(setup.agent, case, turns, session_id, setup)
-        if case.expected_runner_enabled:
-            if setup.expected_agent is None:
-                raise InferenceError("expected runner is nil")
-            expected = await run_turns(
-                setup.expected_agent, case, turns, f"{session_id}-expected", setup
-            )
+            actuals = await run_turns(_agent(setup), case, turns, session_id, setup)
+            if case.expected_runner_enabled:
+                expected = await _run_expected(case, turns, session_id, setup)
     except InferenceError as exc:
         message = f"inference eval case (evalCaseID={case.eval_id}, sessionID={session_id}): {exc}"
         return InferenceResult(
@@ -186,9 +292,57 @@ async def infer_case(case: EvalCase, session_id: str, setup: AgentSetup) -> Infe
     )
 
 
-def needs_agent(case: EvalCase) -> bool:
-    """True for cases whose actual turns come from running an agent (default mode)."""
-    return not case.is_trace
+def _check_default_mode(case: EvalCase) -> None:
+    if case.actual_conversation:
+        raise InferenceError("actualConversation is only supported in trace mode")
+    if case.conversation and case.conversation_scenario is not None:
+        raise InferenceError("conversation and conversationScenario cannot both be set")
+
+
+def _agent(setup: AgentSetup) -> Agent:
+    if setup.agent is None:
+        raise InferenceError("no agent given: default-mode cases need an agent to run")
+    return setup.agent
+
+
+async def _run_expected(
+    case: EvalCase, turns: Sequence[Invocation], session_id: str, setup: AgentSetup
+) -> list[Invocation]:
+    """The ExpectedRunner over ``turns`` in session ``<id>-expected`` (SPEC §8.8)."""
+    if setup.expected_agent is None:
+        raise InferenceError("expected runner is nil")
+    return await run_turns(
+        setup.expected_agent, case, turns, f"{session_id}-expected", setup, "expected"
+    )
+
+
+async def _infer_scenario(
+    case: EvalCase, session_id: str, setup: AgentSetup
+) -> tuple[list[Invocation], list[Invocation] | None]:
+    """Scenario cases: ``driver`` ``""``/``actual`` simulates against the agent (the expected
+    runner then replays the generated user turns); ``expected`` simulates against the expected
+    runner first and replays its user turns against the agent. Expecteds are kept only with
+    ``expectedRunnerEnabled``."""
+    driver = (case.conversation_scenario.driver or "").strip()  # type: ignore[union-attr]
+    if driver in ("", "actual"):
+        actuals = await simulate(_agent(setup), case, session_id, setup)
+        expected = None
+        if case.expected_runner_enabled:
+            expected = await _run_expected(case, _user_turns(actuals), session_id, setup)
+        return actuals, expected
+    if driver == "expected":
+        if setup.expected_agent is None:
+            raise InferenceError("expected runner is nil")
+        driven = await simulate(setup.expected_agent, case, f"{session_id}-expected", setup)
+        actuals = await run_turns(_agent(setup), case, _user_turns(driven), session_id, setup)
+        for actual in actuals:
+            actual.simulated_user = True
+        return actuals, driven if case.expected_runner_enabled else None
+    raise InferenceError(f'unknown conversationScenario driver "{driver}"')
+
+
+def _user_turns(invocations: Sequence[Invocation]) -> list[Invocation]:
+    return [Invocation(user_content=inv.user_content) for inv in invocations]
 
 
 def describe_agent_secrets(*agents: Any) -> tuple[str, ...]:
@@ -203,7 +357,7 @@ def describe_agent_secrets(*agents: Any) -> tuple[str, ...]:
 
 async def close_agents(setup: AgentSetup) -> None:
     """Let agents release what they hold on the running loop (their optional ``aclose``)."""
-    for agent in (setup.agent, setup.expected_agent):
+    for agent in (setup.agent, setup.expected_agent, setup.tool_mock_agent, setup.user_simulator):
         close = getattr(agent, "aclose", None)
         if close is not None:
             await close()
