@@ -1130,9 +1130,94 @@ def go_json(value: Any) -> str:
     return text + "\n"
 
 
+# --------------------------------------------------------------------------------------------
+# The agent demo: default-mode cases that `make demo` runs a live (offline) agent on.
+# --------------------------------------------------------------------------------------------
+
+AGENT_APP = "travel_agent"
+AGENT_CASES: list[tuple[str, list[str]]] = [
+    ("weather_paris", ["What is the weather in Paris today?"]),
+    ("weather_oslo", ["Is it cold? Tell me the temperature in Oslo."]),
+    ("convert_eur_usd", ["Please convert 100 EUR to USD."]),
+    ("convert_jpy_gbp", ["Exchange 5000 JPY to GBP for my trip."]),
+    ("weather_and_money", ["What is the forecast in Tokyo, and convert 200 USD to JPY?"]),
+    ("passport", ["Do I need to check my passport before flying?"]),
+    ("luggage", ["How much luggage can I take on board?"]),
+    ("weather_madrid", ["Weather in Madrid this afternoon?"]),
+    ("london_then_money", ["What is the weather in London?", "Then convert 50 GBP to EUR."]),
+    ("visa", ["Where do I find visa rules for Japan?"]),
+    ("greeting", ["Hello there!"]),
+    ("weather_rome_unknown", ["What is the weather in Rome?"]),
+]
+
+
+def agent_eval_set() -> dict[str, Any]:
+    """The travel assistant's eval set: expected tools and answers of a faultless run."""
+    from agenteval_nb.testing.travel_agent import expected_turn
+
+    cases = []
+    for eval_id, questions in AGENT_CASES:
+        turns = []
+        for index, question in enumerate(questions, start=1):
+            calls, answer = expected_turn(question)
+            turn: dict[str, Any] = {
+                "invocationId": f"{eval_id}-{index}",
+                "userContent": message("user", question),
+                "finalResponse": message("assistant", answer),
+            }
+            if calls:
+                turn["tools"] = [
+                    {"id": f"expected-{eval_id}-{index}-{n}", **call}
+                    for n, call in enumerate(calls, start=1)
+                ]
+            turns.append(turn)
+        cases.append(
+            {
+                "evalId": eval_id,
+                "conversation": turns,
+                "sessionInput": {"appName": AGENT_APP, "userId": "demo-traveller"},
+                "creationTimestamp": CASES_CREATED_AT,
+            }
+        )
+    return {
+        "evalSetId": "travel_agent",
+        "name": "travel assistant (run live by make demo)",
+        "description": "Default-mode cases: the offline scripted travel agent answers them.",
+        "evalCases": cases,
+        "creationTimestamp": CASES_CREATED_AT,
+    }
+
+
+def agent_metrics() -> list[dict[str, Any]]:
+    exact = {"matchStrategy": "exact"}
+    return [
+        {
+            "metricName": "tool_trajectory_avg_score",
+            "threshold": 1,
+            "criterion": {
+                "toolTrajectory": {
+                    "defaultStrategy": {"name": exact, "arguments": exact, "result": exact}
+                }
+            },
+        },
+        {
+            "metricName": "final_response_avg_score",
+            "threshold": 1,
+            "criterion": {"finalResponse": {"text": exact}},
+        },
+        *[
+            metric
+            for metric in llm_metrics()
+            if metric["metricName"] in ("llm_final_response", "verifier_pairwise")
+        ],
+    ]
+
+
 def build() -> dict[str, str]:
     """Relative path -> file text of every demo file."""
     files = {}
+    files[f"{AGENT_APP}/travel_agent.evalset.json"] = go_json(agent_eval_set())
+    files[f"{AGENT_APP}/travel_agent.metrics.json"] = go_json(agent_metrics())
     for run in range(1, NUM_RUNS + 1):
         files[f"{APP}/demo_run{run}.evalset.json"] = go_json(eval_set(run))
     files[f"{APP}/demo_deterministic.metrics.json"] = go_json(deterministic_metrics())

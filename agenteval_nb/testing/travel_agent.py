@@ -1,0 +1,147 @@
+"""The offline travel-assistant demo agent: two Python tools and the scripted model that drives
+them (**not an LLM**), used by ``make demo``, notebook 06 and the tests.
+
+* Tools: ``get_weather(city)`` (a fixed table) and ``convert_currency(amount, from_currency,
+  to_currency)`` (fixed rates); unknown inputs raise, as real tools do.
+* Model: :class:`~agenteval_nb.testing.agent_model.ScriptedAgentModel` with one rule per tool
+  (keywords ``weather``/``forecast``/``temperature`` and ``convert``/``exchange``), canned
+  answers for a few travel questions, and ``error_rate`` mistakes drawn per request from the
+  session id the agent sends as ``user`` — so repeated runs differ (pass@k has something to
+  show) while a fixed session-id sequence reproduces them exactly.
+* :func:`travel_agent` builds the ``OpenAIAgent`` for a base URL; :func:`expected_turn` gives the
+  answer a faultless run produces (what the demo eval set expects).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..agents.openai_agent import OpenAIAgent
+from ..agents.tools import error_text
+from .agent_model import SCRIPTED_AGENT_MODEL, ScriptedAgentModel, ToolRule
+
+WEATHER: dict[str, tuple[str, int]] = {
+    "Paris": ("partly cloudy", 18),
+    "Tokyo": ("clear", 24),
+    "London": ("light rain", 12),
+    "Madrid": ("sunny", 27),
+    "Oslo": ("snow", -3),
+}
+"""Cities with a weather station; any other city makes ``get_weather`` raise."""
+RATES_TO_USD: dict[str, float] = {"USD": 1.0, "EUR": 1.08, "GBP": 1.27, "JPY": 0.0067}
+
+SYSTEM_PROMPT = (
+    "You are a travel assistant. Use get_weather for weather questions and convert_currency "
+    "for money conversions; answer in one sentence."
+)
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Current weather of a city: condition and temperature in °C."""
+    if city not in WEATHER:
+        raise KeyError(f"no weather station for {city!r}")
+    condition, temp_c = WEATHER[city]
+    return {"city": city, "condition": condition, "temp_c": temp_c}
+
+
+def convert_currency(amount: float, from_currency: str, to_currency: str) -> dict[str, Any]:
+    """Convert an amount of money between currencies (USD, EUR, GBP, JPY)."""
+    for code in (from_currency, to_currency):
+        if code not in RATES_TO_USD:
+            raise ValueError(f"unknown currency {code!r}")
+    value = amount * RATES_TO_USD[from_currency] / RATES_TO_USD[to_currency]
+    return {"amount": round(value, 2), "currency": to_currency}
+
+
+TOOLS = (get_weather, convert_currency)
+
+_CONVERSION = re.compile(
+    r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<from_currency>[A-Z]{3})\s+(?:to|in|into)\s+"
+    r"(?P<to_currency>[A-Z]{3})"
+)
+
+
+def _conversion_arguments(text: str) -> dict[str, Any]:
+    found = _CONVERSION.search(text)
+    if found is None:
+        return {}
+    args: dict[str, Any] = found.groupdict()
+    args["amount"] = float(args["amount"])
+    return args
+
+
+WEATHER_RULE = ToolRule(
+    tool="get_weather",
+    keywords=("weather", "forecast", "temperature"),
+    arguments=r"in (?P<city>[A-Z][a-z]+)",
+    say="Let me check the weather.",
+    answer="It is {result[condition]} and {result[temp_c]} °C in {result[city]}.",
+    guess="It is probably sunny there.",
+)
+CURRENCY_RULE = ToolRule(
+    tool="convert_currency",
+    keywords=("convert", "exchange"),
+    arguments=_conversion_arguments,
+    answer="{arguments[amount]:g} {arguments[from_currency]} is {result[amount]:g} "
+    "{result[currency]}.",
+    guess="That is roughly the same amount.",
+)
+ANSWERS = {
+    "passport": "Check that your passport is valid for six months beyond your return date.",
+    "luggage": "Most airlines allow one cabin bag of up to 8 kg.",
+    "visa": "Check the embassy website of your destination for visa rules.",
+}
+FALLBACK = "I can help with weather, currency conversion and travel documents."
+
+
+def travel_model(error_rate: float = 0.25, *, parallel: bool = True) -> ScriptedAgentModel:
+    """The scripted model of the travel assistant (not an LLM)."""
+    return ScriptedAgentModel(
+        [WEATHER_RULE, CURRENCY_RULE],
+        answers=ANSWERS,
+        fallback=FALLBACK,
+        error_rate=error_rate,
+        parallel=parallel,
+        salt="travel-demo",
+    )
+
+
+def travel_agent(
+    base_url: str, *, model: str = SCRIPTED_AGENT_MODEL, **options: Any
+) -> OpenAIAgent:
+    """The demo agent: ``OpenAIAgent`` with the two tools, pointed at ``base_url``."""
+    return OpenAIAgent(
+        model,
+        tools=list(TOOLS),
+        system_prompt=SYSTEM_PROMPT,
+        base_url=base_url,
+        name=f"travel assistant on {model}",
+        **options,
+    )
+
+
+def expected_turn(question: str) -> tuple[list[dict[str, Any]], str]:
+    """Expected tool calls ``[{name, arguments, result}]`` and final answer of a faultless run."""
+    calls: list[dict[str, Any]] = []
+    answers: list[str] = []
+    for rule, tool in ((WEATHER_RULE, get_weather), (CURRENCY_RULE, convert_currency)):
+        if not rule.matches(question):
+            continue
+        arguments = rule.arguments_for(question)
+        try:
+            result = tool(**arguments)
+        except Exception as exc:  # the agent sees the error text and apologises
+            text = error_text(exc)
+            calls.append({"name": rule.tool, "arguments": arguments, "result": text})
+            answers.append(f"Sorry, I could not complete {rule.tool}: {text}.")
+            continue
+        calls.append({"name": rule.tool, "arguments": arguments, "result": result})
+        answers.append(rule.answer.format(result=result, arguments=arguments, tool=rule.tool))  # type: ignore[union-attr]
+    if answers:
+        return calls, " ".join(answers)
+    lowered = question.lower()
+    for keyword, text in ANSWERS.items():
+        if re.search(r"(?<!\w)" + re.escape(keyword), lowered):
+            return [], text
+    return [], FALLBACK
