@@ -13,6 +13,7 @@ from _agent_builders import evalset
 import agenteval_nb as ae
 from agenteval_nb.agents import Turn
 from agenteval_nb.agents.simulator import AgentUserSimulator, LLMUserSimulator, is_stop
+from agenteval_nb.render.case import render_case
 from agenteval_nb.testing import FakeOpenAIServer, completion
 
 SEEDS = Path(__file__).resolve().parents[2] / "data" / "seeds"
@@ -272,3 +273,44 @@ def test_llm_user_simulator_on_the_seed_scenario() -> None:
         "content": "好的：帮我规划下周去北京出差的行程。",
     }
     assert "sk-sim-SECRET" not in repr(simulator)
+
+
+def test_simulated_turns_and_mocked_calls_are_labelled_in_the_detail_view() -> None:
+    def book(city: str) -> dict:
+        """Book a hotel."""
+        return {"ok": True, "real": True}
+
+    def agent(turn: Turn) -> str:
+        turn.tools.call("book", {"city": "Oslo"})
+        return "booked"
+
+    case = scenario_case(maxAllowedInvocations=1)
+    run = ae.evaluate(
+        evalset(case),
+        LENGTH,
+        agent=ae.agents.FunctionAgent(agent, tools=[book]),
+        user_simulator=lambda *a: "book Oslo",
+        progress=False,
+    )
+    html = str(render_case(run.result.eval_case_results[0]))
+    assert "user (simulated)" in html
+
+    static = {
+        "evalId": "m",
+        "sessionInput": {"appName": "a", "userId": "u"},
+        "conversation": [
+            {
+                "userContent": {"role": "user", "content": "book"},
+                "finalResponse": {"role": "assistant", "content": "booked"},
+                "tools": [{"name": "book", "arguments": {"city": "Oslo"}}],
+                "toolMock": {"actual": [{"name": "book", "result": {"ok": True}}]},
+            }
+        ],
+    }
+    run = ae.evaluate(
+        evalset(static), LENGTH, agent=ae.agents.FunctionAgent(agent, tools=[book]), progress=False
+    )
+    html = str(render_case(run.result.eval_case_results[0]))
+    assert "mocked (static rule 1)" in html
+    assert run.result.eval_case_results[0].final_eval_status == "passed"
+    assert "user (simulated)" not in html
