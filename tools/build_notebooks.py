@@ -478,6 +478,111 @@ if "server" in globals():
     server.stop()''',
         ),
     ],
+    "07_scenarios": [
+        (
+            "md",
+            "# Scenarios: simulated users and tool mocks\n\nA `conversationScenario` case has "
+            "no fixed user turns: a *simulated user* follows the case's conversation plan, "
+            "reads the agent's replies and decides what to say next, until it sends the stop "
+            "signal or reaches `maxAllowedInvocations` (SPEC §8.4). A `toolMock` rule answers a "
+            "tool call with a fixed result (or a generated one) instead of running the tool, so "
+            "bookings and payments stay reproducible (SPEC §8.3; mocks apply to static "
+            "conversations, not to simulated ones).\n\nOffline, the simulated user is the "
+            "*scripted user model* (it says the plan's steps one by one — **not an LLM**), the "
+            "agent runs on the scripted agent model and the judge is the heuristic judge.",
+        ),
+        (
+            "code",
+            '''import itertools
+import os
+from pathlib import Path
+
+import agenteval_nb as ae
+from agenteval_nb.testing import (FakeOpenAIServer, ScriptedUserModel, heuristic_handler,
+                                  route_by_model, SCRIPTED_USER_MODEL)
+from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+from agenteval_nb.testing.travel_agent import book_hotel, search_flights, travel_model
+
+ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
+DATA = ROOT / "data" / "demo" / "travel_agent"
+server = FakeOpenAIServer(handler=route_by_model({
+    SCRIPTED_AGENT_MODEL: travel_model(error_rate=0.4),
+    SCRIPTED_USER_MODEL: ScriptedUserModel(),
+    "agenteval-heuristic-judge": heuristic_handler,
+})).start()
+os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="offline",
+                  AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")''',
+        ),
+        (
+            "md",
+            "## The eval set\n\nTwo trips planned step by step, and one static turn whose "
+            "`book_hotel` call is mocked (the rule matches any call for Oslo, whatever the "
+            "number of nights). The case-level rubrics are added to the `booking_rubrics` "
+            "metric for that case only.",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+cases = ae.load_evalset(DATA / "travel_scenarios.evalset.json")
+for case in cases.eval_cases:
+    plan = case.conversation_scenario.conversation_plan if case.conversation_scenario else None
+    print(case.eval_id, "|", plan or "static turn with toolMock: " + case.conversation[0].user_content.content)''',
+        ),
+        (
+            "code",
+            '''agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, tools=[search_flights, book_hotel],
+                              base_url=server.base_url, name="booking assistant")
+simulator = ae.agents.LLMUserSimulator(SCRIPTED_USER_MODEL, base_url=server.base_url)
+counter = itertools.count(1)
+run = ae.evaluate(cases, DATA / "travel_scenarios.metrics.json", agent=agent,
+                  user_simulator=simulator, num_runs=3, cache=False, progress=False,
+                  session_id_factory=lambda: f"trip-{next(counter)}")
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT''',
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+pk = run.pass_at_k_df(ks=(1, 2, 3))
+pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)''',
+        ),
+        (
+            "md",
+            "## One simulated conversation, turn by turn\n\nEvery user turn below was written "
+            "by the simulator (the captured invocations carry `simulated_user`); the agent's "
+            "tool calls are recorded as it made them.",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+trip = next(r for r in run.result.eval_case_results if r.eval_id == "trip_paris_oslo")
+for i, turn in enumerate(trip.eval_metric_result_per_invocation, 1):
+    actual = turn.actual_invocation
+    print(f"turn {i} simulated user: {actual.user_content.content}")
+    for tool in actual.tools or ():
+        print(f"         tool {tool.name}({tool.arguments}) -> {tool.result}")
+    print(f"         agent: {actual.final_response.content}")''',
+        ),
+        (
+            "md",
+            "## The mocked call\n\nThe booking never reached the real `book_hotel`: the "
+            "recorded call says which rule answered it (also shown in the inspector and the "
+            "report as *mocked*).",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+mocked = next(r for r in run.result.eval_case_results if r.eval_id == "hotel_mocked")
+call = mocked.eval_metric_result_per_invocation[0].actual_invocation.tools[0]
+print(call.name, call.arguments, "->", call.result, "| mock:", call.mock)''',
+        ),
+        (
+            "code",
+            '''inspector = ae.inspect(run)
+inspector.select("trip_paris_oslo", 1)
+inspector''',
+        ),
+        ("code", "server.stop()"),
+    ],
 }
 
 

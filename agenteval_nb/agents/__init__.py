@@ -1,8 +1,11 @@
 """Agents under test: the agent protocol, Python-function agents, the OpenAI tool-calling agent,
-tools (recorded, mockable) and the recorder (live turns → eval set)."""
+tools (recorded, mockable), tool mocks, simulated users and the recorder (live turns → eval
+set)."""
 
 from .base import Agent, AgentOutput, FunctionAgent, as_agent
 from .openai_agent import AgentModelError, OpenAIAgent
+from .simulator import AgentUserSimulator, CallableUserSimulator, LLMUserSimulator
+from .tool_mocks import ToolMockError
 from .tools import NOT_INTERCEPTED, ToolBox, ToolCallError, ToolSpec
 from .turn import Turn
 
@@ -11,10 +14,14 @@ __all__ = [
     "Agent",
     "AgentModelError",
     "AgentOutput",
+    "AgentUserSimulator",
+    "CallableUserSimulator",
     "FunctionAgent",
+    "LLMUserSimulator",
     "OpenAIAgent",
     "ToolBox",
     "ToolCallError",
+    "ToolMockError",
     "ToolSpec",
     "Turn",
     "as_agent",

@@ -22,6 +22,8 @@ _LAZY = {
     "SCRIPTED_AGENT_MODEL": ".agent_model",
     "ScriptedAgentModel": ".agent_model",
     "ToolRule": ".agent_model",
+    "SCRIPTED_USER_MODEL": ".user_model",
+    "ScriptedUserModel": ".user_model",
 }
 
 __all__ = sorted(_LAZY)

@@ -54,7 +54,35 @@ def convert_currency(amount: float, from_currency: str, to_currency: str) -> dic
     return {"amount": round(value, 2), "currency": to_currency}
 
 
+FLIGHTS: dict[tuple[str, str], tuple[str, str]] = {
+    ("Paris", "Oslo"): ("SK832", "07:40"),
+    ("Oslo", "Paris"): ("AF1275", "18:05"),
+    ("London", "Madrid"): ("IB3167", "09:15"),
+}
+HOTELS: dict[str, str] = {"Oslo": "Fjord Inn", "Madrid": "Casa Sol", "Paris": "Hôtel du Parc"}
+
+
+def search_flights(origin: str, destination: str, date: str) -> dict[str, Any]:
+    """Find the morning flight between two cities on a date (YYYY-MM-DD)."""
+    if (origin, destination) not in FLIGHTS:
+        raise LookupError(f"no flight from {origin} to {destination}")
+    flight, departs = FLIGHTS[(origin, destination)]
+    return {"flight": flight, "date": date, "departs": departs}
+
+
+def book_hotel(city: str, nights: int) -> dict[str, Any]:
+    """Book the partner hotel of a city for a number of nights."""
+    if city not in HOTELS:
+        raise LookupError(f"no partner hotel in {city}")
+    return {
+        "hotel": HOTELS[city],
+        "nights": nights,
+        "confirmation": f"{city[:3].upper()}-{nights}0",
+    }
+
+
 TOOLS = (get_weather, convert_currency)
+BOOKING_TOOLS = (search_flights, book_hotel)
 
 _CONVERSION = re.compile(
     r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<from_currency>[A-Z]{3})\s+(?:to|in|into)\s+"
@@ -87,18 +115,47 @@ CURRENCY_RULE = ToolRule(
     "{result[currency]}.",
     guess="That is roughly the same amount.",
 )
+FLIGHT_RULE = ToolRule(
+    tool="search_flights",
+    keywords=("flight", "fly"),
+    arguments=r"from (?P<origin>[A-Z][a-z]+) to (?P<destination>[A-Z][a-z]+) on "
+    r"(?P<date>\d{4}-\d{2}-\d{2})",
+    answer="Flight {result[flight]} leaves {arguments[origin]} at {result[departs]} on "
+    "{result[date]}.",
+    guess="There is a flight in the morning.",
+)
+_STAY = re.compile(r"in (?P<city>[A-Z][a-z]+) for (?P<nights>\d+) nights?")
+
+
+def _stay_arguments(text: str) -> dict[str, Any]:
+    found = _STAY.search(text)
+    if found is None:
+        return {}
+    return {"city": found["city"], "nights": int(found["nights"])}
+
+
+HOTEL_RULE = ToolRule(
+    tool="book_hotel",
+    keywords=("hotel", "stay"),
+    arguments=_stay_arguments,
+    answer="Booked {result[hotel]} in {arguments[city]} for {arguments[nights]} nights, "
+    "confirmation {result[confirmation]}.",
+    guess="The hotel is booked.",
+)
 ANSWERS = {
     "passport": "Check that your passport is valid for six months beyond your return date.",
     "luggage": "Most airlines allow one cabin bag of up to 8 kg.",
     "visa": "Check the embassy website of your destination for visa rules.",
+    "thank": "You are welcome, have a good trip!",
 }
 FALLBACK = "I can help with weather, currency conversion and travel documents."
 
 
 def travel_model(error_rate: float = 0.25, *, parallel: bool = True) -> ScriptedAgentModel:
-    """The scripted model of the travel assistant (not an LLM)."""
+    """The scripted model of the travel assistant (not an LLM): weather, currency, flight and
+    hotel rules (each used only when the agent offers that tool)."""
     return ScriptedAgentModel(
-        [WEATHER_RULE, CURRENCY_RULE],
+        [WEATHER_RULE, CURRENCY_RULE, FLIGHT_RULE, HOTEL_RULE],
         answers=ANSWERS,
         fallback=FALLBACK,
         error_rate=error_rate,
