@@ -9,10 +9,11 @@ under test.
   the user message. The conversation (the SDK input items of earlier turns, tool calls and
   outputs included) is kept per session id, for the last ``max_sessions`` sessions; it starts
   afresh on a session's first turn. A later turn of a session the adapter does not hold (evicted)
-  is rebuilt from the turn's text history. Messages are sent as ``{role, content}`` items;
-  roles other than system / developer / user / assistant are sent as ``user``;
+  is rebuilt from the turn's text history. Messages are sent as ``{role, content}`` items (text
+  parts joined when ``content`` is absent); roles other than system / developer / user /
+  assistant are sent as ``user``;
 * final response = ``result.final_output`` (a ``str`` as is; a pydantic model as its JSON;
-  other values as JSON);
+  ``None`` as ``""``; other values as JSON);
 * ``tools`` = the run's tool calls in call order, ``{id: call id, name, arguments: decoded JSON
   (raw text when not JSON)}``, each merged with its output by call id (``result`` = the value
   the tool returned, made JSON-ready); an output whose call id is unknown fails the turn with
@@ -79,8 +80,12 @@ class ToolResultError(RuntimeError):
 
 
 def _input_item(message: Message) -> dict[str, Any]:
+    """A message as an SDK input item: its text (``content``, else its text parts joined)."""
     role = message.role if message.role in _MESSAGE_ROLES else "user"
-    return {"role": role, "content": message.content or ""}
+    text = message.content
+    if text is None:
+        text = "\n".join(p.text for p in message.content_parts or () if p.text)
+    return {"role": role, "content": text}
 
 
 def _decode_arguments(arguments: Any) -> Any:
@@ -96,6 +101,8 @@ def _decode_arguments(arguments: Any) -> Any:
 
 
 def _final_text(output: Any) -> str:
+    if output is None:
+        return ""
     if isinstance(output, str):
         return output
     if isinstance(output, pydantic.BaseModel):

@@ -24,7 +24,7 @@ from agents import (
 from openai import AsyncOpenAI
 
 import agenteval_nb as ae
-from agenteval_nb.agents import OpenAIAgentsSDKAgent
+from agenteval_nb.agents import OpenAIAgentsSDKAgent, Turn
 from agenteval_nb.agents.openai_agents_adapter import ToolResultError, capture_invocation
 from agenteval_nb.testing import (
     SCRIPTED_AGENT_MODEL,
@@ -151,7 +151,7 @@ METRICS = [
 ]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def evaluated():
     with FakeOpenAIServer(handler=handler) as server:
         adapter = OpenAIAgentsSDKAgent(
@@ -295,3 +295,36 @@ def test_user_from_session_sends_the_session_id_as_user():
     assert len(sessions) == 2 and {r["user"] for r in requests} == sessions
     assert {r["temperature"] for r in requests} == {0.5}  # the caller's settings are kept
     assert config.model_settings.extra_args is None  # and not modified
+
+
+def sdk_turn(text: str, session: str, index: int, **extra: Any) -> Turn:
+    return Turn(
+        ae.Message(role="user", content=text), session_id=session, turn_index=index, **extra
+    )
+
+
+@pytest.mark.anyio
+async def test_an_evicted_session_is_rebuilt_from_the_turn_history_and_context_comes_every_turn():
+    with FakeOpenAIServer(handler=MODEL) as server:
+        adapter = OpenAIAgentsSDKAgent(
+            sdk_agent(server), run_config=RunConfig(tracing_disabled=True), max_sessions=1
+        )
+        context = [ae.Message(role="system", content="Case context.")]
+        first = await adapter.run_turn(sdk_turn("hello", "A", 0, context_messages=context))
+        await adapter.run_turn(sdk_turn("hello", "B", 0))  # evicts session A
+        assert adapter.conversation("A") == [] and len(adapter.conversation("B")) == 2
+        history = [ae.Message(role="user", content="hello"), first.final_response]
+        parts = ae.Message(role="user", content_parts=[{"type": "text", "text": "weather in Oslo"}])
+        turn = Turn(parts, session_id="A", turn_index=1, history=history, context_messages=context)
+        second = await adapter.run_turn(turn)
+        last_request = server.chat_requests[-1]["messages"]
+    assert first.final_response.content == "Hello! Ask me about the weather."
+    assert [(m["role"], m.get("content")) for m in last_request[:5]] == [
+        ("system", "You answer weather questions."),
+        ("system", "Case context."),
+        ("user", "hello"),
+        ("assistant", "Hello! Ask me about the weather."),
+        ("user", "weather in Oslo"),
+    ]
+    assert second.final_response.content == "It is rainy and 4 °C in Oslo."
+    assert turn.usage["prompt_tokens"] > 0 and turn.usage["completion_tokens"] > 0
