@@ -29,8 +29,13 @@ under test.
   inference phase fails that case with the error text.
 
 The SDK's function tools run inside the SDK: they are **not** routed through the toolkit's
-:class:`~agenteval_nb.agents.tools.ToolBox`, so ``tools`` is ``[]``, tool mocks do not apply,
-and the calls are captured from the run items instead. Handoffs are not recorded as tool calls.
+:class:`~agenteval_nb.agents.tools.ToolBox` (``tools`` is ``[]``); the calls are captured from
+the run items instead. Tool mocks (``toolMock``) do apply: when the turn has a mock interceptor,
+the run uses a clone of the agent whose function tools (``FunctionTool``) ask the interceptor
+first — a matching rule answers instead of the tool (its note lands on the captured call as
+``mock``), an unmocked tool runs for real, and a mock error (``configured for mock but no rule
+matched``) is the result the model sees, as ``error: <Type>: <message>``. Tools of agents
+reached by handoff are not wrapped; handoffs are not recorded as tool calls.
 
 Tracing: the SDK exports traces to OpenAI unless told otherwise; offline runs should call
 ``agents.set_tracing_disabled(True)`` or pass ``RunConfig(tracing_disabled=True)``.
@@ -42,13 +47,13 @@ import dataclasses
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pydantic
 
 from ..schema import Invocation, Message, Tool
-from .tools import ToolSpec, json_ready
+from .tools import NOT_INTERCEPTED, Interceptor, ToolSpec, error_text, json_ready
 from .turn import Turn
 
 try:
@@ -56,6 +61,7 @@ try:
         Agent as SDKAgent,
     )
     from agents import (
+        FunctionTool,
         ItemHelpers,
         MessageOutputItem,
         ModelSettings,
@@ -110,9 +116,12 @@ def _final_text(output: Any) -> str:
     return json.dumps(json_ready(output), ensure_ascii=False)
 
 
-def capture_invocation(items: Iterable[Any], final_output: Any) -> Invocation:
+def capture_invocation(
+    items: Iterable[Any], final_output: Any, mock_notes: Mapping[str, Any] | None = None
+) -> Invocation:
     """The invocation of one SDK run from its ``new_items`` and ``final_output`` (rules in the
-    module doc); raises :class:`ToolResultError` for an output of an unknown call."""
+    module doc); ``mock_notes`` (call id → tool-mock note) mark mocked calls. Raises
+    :class:`ToolResultError` for an output of an unknown call."""
     calls: list[Tool] = []
     by_id: dict[str, Tool] = {}
     texts: list[str] = []
@@ -135,6 +144,9 @@ def capture_invocation(items: Iterable[Any], final_output: Any) -> Invocation:
                     f"tool ID {item.call_id} not found in tool ID index for tool result response"
                 )
             call.result = json_ready(item.output)
+            note = (mock_notes or {}).get(item.call_id)
+            if note is not None:
+                call.mock = note  # an extra wire key, as the ToolBox records mocked calls
         elif isinstance(item, MessageOutputItem):
             texts.append(ItemHelpers.text_message_output(item))
     final = _final_text(final_output)
@@ -145,6 +157,25 @@ def capture_invocation(items: Iterable[Any], final_output: Any) -> Invocation:
         tools=calls or None,
         intermediate_responses=[Message(role="assistant", content=t) for t in texts] or None,
     )
+
+
+def _mocked(tool: Any, interceptor: Interceptor, notes: dict[str, Any]) -> Any:
+    """``tool`` asking the tool-mock ``interceptor`` first (a ``FunctionTool``; others as is)."""
+    if not isinstance(tool, FunctionTool):
+        return tool
+    real = tool.on_invoke_tool
+
+    async def invoke(context: Any, raw_arguments: str) -> Any:
+        try:
+            mocked = await interceptor(tool.name, _decode_arguments(raw_arguments))
+        except Exception as exc:
+            return error_text(exc)
+        if mocked is NOT_INTERCEPTED:
+            return await real(context, raw_arguments)
+        notes[context.tool_call_id] = mocked.note
+        return mocked.result
+
+    return dataclasses.replace(tool, on_invoke_tool=invoke)
 
 
 class OpenAIAgentsSDKAgent:
@@ -207,8 +238,13 @@ class OpenAIAgentsSDKAgent:
         prior = self._prior(turn)
         user_item = _input_item(turn.user_content)
         context = [_input_item(m) for m in turn.context_messages]
+        notes: dict[str, Any] = {}
+        agent = self.agent
+        if turn.tools.interceptor is not None:
+            tools = [_mocked(t, turn.tools.interceptor, notes) for t in agent.tools]
+            agent = agent.clone(tools=tools)
         result = await Runner.run(
-            self.agent,
+            agent,
             input=[*context, *prior, user_item],
             context=self.context_factory(turn) if self.context_factory else None,
             max_turns=self.max_turns,
@@ -216,7 +252,7 @@ class OpenAIAgentsSDKAgent:
         )
         usage = result.context_wrapper.usage
         turn.add_usage(prompt_tokens=usage.input_tokens, completion_tokens=usage.output_tokens)
-        invocation = capture_invocation(result.new_items, result.final_output)
+        invocation = capture_invocation(result.new_items, result.final_output, notes)
         produced = [item.to_input_item() for item in result.new_items]
         self._keep(turn.session_id, [*prior, user_item, *produced])
         return invocation

@@ -328,3 +328,53 @@ async def test_an_evicted_session_is_rebuilt_from_the_turn_history_and_context_c
     ]
     assert second.final_response.content == "It is rainy and 4 °C in Oslo."
     assert turn.usage["prompt_tokens"] > 0 and turn.usage["completion_tokens"] > 0
+
+
+def test_tool_mocks_answer_instead_of_the_sdk_function_tool():
+    calls: list[str] = []
+
+    @function_tool(name_override="get_weather")
+    def real_weather(city: str) -> dict:
+        """The current weather of a city."""
+        calls.append(city)
+        return CITIES[city]
+
+    snowy = {"condition": "snowy", "temp_c": -3}
+    mocked = case("mocked", turn("weather in Paris?", "It is snowy and -3 °C in Paris."))
+    mocked["conversation"][0]["toolMock"] = {
+        "actual": [
+            {"name": "get_weather", "arguments": {"expected": {"city": "Paris"}}, "result": snowy}
+        ]
+    }
+    unmatched = case("unmatched", turn("weather in Paris?", "whatever"))
+    unmatched["conversation"][0]["toolMock"] = {
+        "actual": [
+            {"name": "get_weather", "arguments": {"expected": {"city": "Oslo"}}, "result": snowy}
+        ]
+    }
+    real = case("real", turn("weather in Oslo?", "It is rainy and 4 °C in Oslo."))
+    es = {"evalSetId": "mocks", "evalCases": [mocked, unmatched, real]}
+    with FakeOpenAIServer(handler=MODEL) as server:
+        agent = sdk_agent(server).clone(tools=[real_weather])
+        adapter = OpenAIAgentsSDKAgent(agent, run_config=RunConfig(tracing_disabled=True))
+        run = ae.evaluate(es, METRICS[1:], agent=adapter, progress=False, cache=False)
+    results = by_id(run)
+    assert calls == ["Oslo"]  # only the unmocked case ran the real tool
+    assert {k: c.final_eval_status for k, c in results.items()} == {
+        "mocked": "passed",
+        "unmatched": "failed",
+        "real": "passed",
+    }
+    [m] = actuals(results["mocked"])
+    assert m.tools[0].result == snowy
+    assert m.tools[0].mock == {"side": "actual", "rule": 0, "kind": "static"}
+    [u] = actuals(results["unmatched"])
+    assert u.tools[0].result.startswith(
+        'error: LookupError: tool "get_weather" configured for mock but no rule matched'
+    )
+    assert u.final_response.content.startswith(
+        "Sorry, I could not complete get_weather: error: LookupError"
+    )
+    [r] = actuals(results["real"])
+    assert r.tools[0].result == CITIES["Oslo"] and getattr(r.tools[0], "mock", None) is None
+    assert agent.tools == [real_weather]  # the caller's agent is not changed
