@@ -3,7 +3,13 @@ under test.
 
 ``OpenAIAgentsSDKAgent(sdk_agent, run_config=None, max_turns=10)`` runs one
 ``agents.Runner.run`` per user turn and captures the invocation from the run's items
-(SPEC §8.3):
+(SPEC §8.3). ``sdk_agent`` is an ``agents.Agent`` or a zero-argument function that builds one:
+
+* an agent's OpenAI client keeps its connections on the first event loop that used it, and
+  ``ae.evaluate`` runs each evaluation on a loop of its own (in Jupyter). A **factory** is
+  called once per event loop, so every evaluation gets fresh clients; a plain agent serves one
+  evaluation (a later one fails its turns with ``Event loop is closed``, the error then says to
+  pass a factory);
 
 * input = the case's ``contextMessages`` (every turn) + this session's SDK conversation so far +
   the user message. The conversation (the SDK input items of earlier turns, tool calls and
@@ -43,9 +49,11 @@ Tracing: the SDK exports traces to OpenAI unless told otherwise; offline runs sh
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -189,7 +197,7 @@ class OpenAIAgentsSDKAgent:
 
     def __init__(
         self,
-        agent: SDKAgent[Any],
+        agent: SDKAgent[Any] | Callable[[], SDKAgent[Any]],
         *,
         run_config: RunConfig | None = None,
         max_turns: int = 10,
@@ -198,34 +206,66 @@ class OpenAIAgentsSDKAgent:
         user_from_session: bool = False,
         name: str | None = None,
     ) -> None:
-        if not isinstance(agent, SDKAgent):
-            raise TypeError(f"expected an agents.Agent, got {type(agent).__name__}")
         if max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {max_turns}")
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
-        self.agent = agent
+        self._factory = None if isinstance(agent, SDKAgent) else agent
+        if self._factory is not None and not callable(self._factory):
+            raise TypeError(
+                f"expected an agents.Agent or a function building one, got {type(agent).__name__}"
+            )
+        self.agent: SDKAgent[Any] = agent if self._factory is None else self._build()
+        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SDKAgent[Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._unclaimed: SDKAgent[Any] | None = self.agent
         self.run_config = run_config
         self.max_turns = max_turns
         self.context_factory = context_factory
         self.max_sessions = max_sessions
         self.user_from_session = user_from_session
-        self.name = name or f"openai-agents:{agent.name}"
+        self.name = name or f"openai-agents:{self.agent.name}"
         self.tools: list[ToolSpec] = []
         self._conversations: OrderedDict[str, list[Any]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"OpenAIAgentsSDKAgent({self.agent.name!r}, max_turns={self.max_turns})"
+        built = ", per event loop" if self._factory is not None else ""
+        return f"OpenAIAgentsSDKAgent({self.agent.name!r}{built}, max_turns={self.max_turns})"
+
+    def _build(self) -> SDKAgent[Any]:
+        built = self._factory() if self._factory is not None else None
+        if not isinstance(built, SDKAgent):
+            raise TypeError(f"the agent factory returned {type(built).__name__}, not agents.Agent")
+        return built
+
+    def _loop_agent(self) -> SDKAgent[Any]:
+        """The agent of the running loop: the given one, or the factory's for this loop."""
+        if self._factory is None:
+            return self.agent
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            agent = self._per_loop.get(loop)
+            if agent is None:
+                agent = self._unclaimed if self._unclaimed is not None else self._build()
+                self._unclaimed = None
+                self._per_loop[loop] = agent
+            return agent
 
     def secrets(self) -> tuple[str, ...]:
         """API keys of the OpenAI clients the agent's models hold, so error texts redact them."""
-        models: Sequence[Any] = (self.agent.model, getattr(self.run_config, "model", None))
+        with self._lock:
+            agents = [self.agent, *self._per_loop.values()]
+        models: Sequence[Any] = (
+            *(a.model for a in agents),
+            getattr(self.run_config, "model", None),
+        )
         keys = []
         for model in models:
             client = getattr(model, "_client", None)  # OpenAIChatCompletionsModel / Responses
             key = getattr(client, "api_key", None)
-            if isinstance(key, str) and key:
+            if isinstance(key, str) and key and key not in keys:
                 keys.append(key)
         return tuple(keys)
 
@@ -239,17 +279,26 @@ class OpenAIAgentsSDKAgent:
         user_item = _input_item(turn.user_content)
         context = [_input_item(m) for m in turn.context_messages]
         notes: dict[str, Any] = {}
-        agent = self.agent
+        agent = self._loop_agent()
         if turn.tools.interceptor is not None:
             tools = [_mocked(t, turn.tools.interceptor, notes) for t in agent.tools]
             agent = agent.clone(tools=tools)
-        result = await Runner.run(
-            agent,
-            input=[*context, *prior, user_item],
-            context=self.context_factory(turn) if self.context_factory else None,
-            max_turns=self.max_turns,
-            run_config=self._run_config(turn),
-        )
+        try:
+            result = await Runner.run(
+                agent,
+                input=[*context, *prior, user_item],
+                context=self.context_factory(turn) if self.context_factory else None,
+                max_turns=self.max_turns,
+                run_config=self._run_config(turn),
+            )
+        except RuntimeError as exc:
+            if self._factory is None and "Event loop is closed" in str(exc):
+                raise RuntimeError(
+                    f"{exc}: the SDK agent's OpenAI client belongs to an earlier evaluation's "
+                    "event loop; pass OpenAIAgentsSDKAgent(lambda: <build the agent>) so that "
+                    "each evaluation builds its own"
+                ) from exc
+            raise
         usage = result.context_wrapper.usage
         turn.add_usage(prompt_tokens=usage.input_tokens, completion_tokens=usage.output_tokens)
         invocation = capture_invocation(result.new_items, result.final_output, notes)

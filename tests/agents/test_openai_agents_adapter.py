@@ -378,3 +378,46 @@ def test_tool_mocks_answer_instead_of_the_sdk_function_tool():
     [r] = actuals(results["real"])
     assert r.tools[0].result == CITIES["Oslo"] and getattr(r.tools[0], "mock", None) is None
     assert agent.tools == [real_weather]  # the caller's agent is not changed
+
+
+def test_a_factory_builds_one_agent_per_evaluation_loop_so_evaluations_can_repeat():
+    es = {"evalSetId": "w", "evalCases": [EVALSET["evalCases"][0]]}
+    with FakeOpenAIServer(handler=MODEL) as server:
+        built: list[Agent] = []
+
+        def build() -> Agent:
+            built.append(sdk_agent(server))
+            return built[-1]
+
+        adapter = OpenAIAgentsSDKAgent(build, run_config=RunConfig(tracing_disabled=True))
+        assert "per event loop" in repr(adapter) and len(built) == 1
+        statuses = []
+        for _ in range(3):
+            run = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
+            statuses.append(
+                [(c.final_eval_status, c.error_message) for c in run.result.eval_case_results]
+            )
+        assert adapter.secrets() == (API_KEY,)
+    assert statuses == [[("passed", None)]] * 3
+    assert len(built) == 3  # the first agent served the first loop; one more per later loop
+
+
+def test_a_plain_agent_reused_on_a_later_loop_names_the_fix():
+    es = {"evalSetId": "w", "evalCases": [EVALSET["evalCases"][0]]}
+    with FakeOpenAIServer(handler=MODEL) as server:
+        adapter = OpenAIAgentsSDKAgent(
+            sdk_agent(server), run_config=RunConfig(tracing_disabled=True)
+        )
+        first = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
+        second = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
+    assert first.result.eval_case_results[0].final_eval_status == "passed"
+    error = second.result.eval_case_results[0].error_message
+    assert (
+        "Event loop is closed" in error
+        and "OpenAIAgentsSDKAgent(lambda: <build the agent>)" in error
+    )
+
+
+def test_a_factory_must_build_an_sdk_agent():
+    with pytest.raises(TypeError, match=r"factory returned int, not agents\.Agent"):
+        OpenAIAgentsSDKAgent(lambda: 3)  # type: ignore[arg-type,return-value]
