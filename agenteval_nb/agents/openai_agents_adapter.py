@@ -3,13 +3,12 @@ under test.
 
 ``OpenAIAgentsSDKAgent(sdk_agent, run_config=None, max_turns=10)`` runs one
 ``agents.Runner.run`` per user turn and captures the invocation from the run's items
-(SPEC §8.3). ``sdk_agent`` is an ``agents.Agent`` or a zero-argument function that builds one:
-
-* an agent's OpenAI client keeps its connections on the first event loop that used it, and
-  ``ae.evaluate`` runs each evaluation on a loop of its own (in Jupyter). A **factory** is
-  called once per event loop, so every evaluation gets fresh clients; a plain agent serves one
-  evaluation (a later one fails its turns with ``Event loop is closed``, the error then says to
-  pass a factory);
+(SPEC §8.3). ``sdk_agent`` is an ``agents.Agent`` or a zero-argument function that builds one.
+An agent's OpenAI client keeps its connections on the first event loop that used it, and
+``ae.evaluate`` runs each evaluation on a loop of its own (in Jupyter): a **factory** is called
+once per event loop, so every evaluation gets fresh clients, while a plain agent serves one
+evaluation (a later one fails its turns with ``Event loop is closed``; the error says to pass a
+factory). Per turn:
 
 * input = the case's ``contextMessages`` (every turn) + this session's SDK conversation so far +
   the user message. The conversation (the SDK input items of earlier turns, tool calls and
