@@ -43,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "CaseAggregationInput": "agenteval_nb.engine.aggregate",
     "CaseAggregation": "agenteval_nb.engine.aggregate",
     "EvaluationError": "agenteval_nb.engine.run",
+    # agents under test
+    "record": "agenteval_nb.agents.recorder",
     # wire models
     "EvalSet": "agenteval_nb.schema",
     "EvalCase": "agenteval_nb.schema",

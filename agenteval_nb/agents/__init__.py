@@ -2,6 +2,8 @@
 tools (recorded, mockable) and the recorder (live turns → eval set)."""
 
 from .base import Agent, AgentOutput, FunctionAgent, as_agent
+from .recorder import RecordingAgent, record
+from .recordings import RecorderError
 from .tools import NOT_INTERCEPTED, ToolBox, ToolCallError, ToolSpec
 from .turn import Turn
 
@@ -10,9 +12,12 @@ __all__ = [
     "Agent",
     "AgentOutput",
     "FunctionAgent",
+    "RecorderError",
+    "RecordingAgent",
     "ToolBox",
     "ToolCallError",
     "ToolSpec",
     "Turn",
     "as_agent",
+    "record",
 ]
