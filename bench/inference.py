@@ -6,7 +6,8 @@ metric (``final_response_avg_score``, exact text), an async agent that returns t
 answer. Everything runs through ``ae.evaluate`` with ``progress=False``.
 
 1. **Latency-bound** (the agent ``await asyncio.sleep(latency)``): at the default
-   ``case_parallelism`` (8) and at ``--parallelism`` values. Turns of a case are sequential and
+   ``case_parallelism`` (8), at ``--parallelism`` values, and at the largest of them with the
+   agent wrapped by ``ae.record`` into an in-memory store (one eval set per session). Turns of a case are sequential and
    cases run ``P`` at a time, so the ideal wall time is ``ceil(cases / P) × turns × latency``;
    printed: ideal / wall (target ≥ 0.9).
 2. **Toolkit overhead per turn** (the agent does not sleep), best of ``--rounds`` alternating
@@ -46,6 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 import agenteval_nb as ae
+from agenteval_nb.stores import InMemoryEvalSetStore
 
 DEFAULT_PARALLELISM = 8  # ae.evaluate's case_parallelism default
 
@@ -138,21 +140,24 @@ def latency_bound(args: argparse.Namespace, es: ae.EvalSet, turns_total: int) ->
         f"latency-bound: {args.cases} cases × {args.turns} turns, agent sleeps "
         f"{args.latency_ms:g} ms"
     )
-    settings: list[tuple[str, dict[str, Any], int]] = [("defaults (8)", {}, DEFAULT_PARALLELISM)]
+    top = max(args.parallelism)
+    recorded = ae.record(agent, InMemoryEvalSetStore())
+    settings: list[tuple[str, Any, int]] = [("defaults (8)", agent, DEFAULT_PARALLELISM)]
     settings += [
-        (f"case_parallelism={p}", {"case_parallelism": p}, p)
-        for p in args.parallelism
-        if p != DEFAULT_PARALLELISM
+        (f"case_parallelism={p}", agent, p) for p in args.parallelism if p != DEFAULT_PARALLELISM
     ]
+    settings.append((f"{top} + ae.record(memory)", recorded, top))
     best: dict[str, tuple[float, float]] = {}
     for _ in range(args.latency_rounds):
-        for label, kwargs, _p in settings:
+        for label, each, p in settings:
             wall, cpu, run = timed(
-                lambda kw=kwargs: ae.evaluate(es, METRICS, agent=agent, progress=False, **kw)
+                lambda a=each, p=p: ae.evaluate(
+                    es, METRICS, agent=a, progress=False, case_parallelism=p
+                )
             )
             check(run, args.cases)
             best[label] = min(best.get(label, (wall, cpu)), (wall, cpu))
-    for label, _kwargs, p in settings:
+    for label, _agent, p in settings:
         wall, cpu = best[label]
         ideal = math.ceil(args.cases / p) * args.turns * latency
         print(

@@ -22,8 +22,9 @@ turn becomes an invocation of the case it belongs to:
 * ``trace=True`` records trace-mode cases (turns in ``actualConversation``) that evaluate as
   they were served; the default records default-mode cases whose recorded answers are the
   expected ones. The merge rules and the write discipline are those of
-  :mod:`agenteval_nb.agents.recordings`. Writes run in a worker thread and finish before the
-  turn returns, so a recorded evaluation is complete when ``ae.evaluate`` returns.
+  :mod:`agenteval_nb.agents.recordings`. Writes run in a worker thread (the event loop goes
+  on) and finish before the turn returns, so a recorded evaluation is complete when
+  ``ae.evaluate`` returns.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ..schema import Invocation, Message, message_text
 from ..secrets import redact
 from .base import Agent, agent_name, as_agent
 from .recordings import FileTarget, RecordedTurn, target_of, writer_for
-from .tools import ToolBox, ToolSpec, run_blocking
+from .tools import ToolBox, ToolSpec
 from .turn import Session, Turn, to_invocation
 
 DEFAULT_APP_NAME = "default"
@@ -175,7 +176,7 @@ class RecordingAgent:
         except Exception as exc:
             await self._save_failure(recorded, turn, exc)
             raise
-        kept = invocation.model_copy(deep=True)
+        kept = invocation.model_copy()  # shares parts: nothing edits them before the write
         if kept.intermediate_responses is None and turn.messages is not None:
             kept.intermediate_responses = (
                 intermediate_responses(turn.messages, kept.final_response) or None
@@ -184,9 +185,7 @@ class RecordingAgent:
         return invocation
 
     async def _save(self, turn: RecordedTurn) -> None:
-        pending = self._writer.submit(turn)
-        await run_blocking(self._writer.flush)
-        pending.result()
+        await asyncio.wrap_future(self._writer.submit(turn))
 
     async def _save_failure(
         self, recorded: Callable[[Invocation], RecordedTurn], turn: Turn, exc: BaseException

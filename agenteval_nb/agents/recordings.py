@@ -16,17 +16,19 @@ one lock shared by every recorder of the process on that target (the same store 
 same resolved file path), which is stronger than the per-(app, set, case) lock of the
 reference: parallel turns never lose an update. Turns that arrive while a write is under way
 are written together by the next one (group commit), so a busy evaluation costs one
-read-modify-write per batch rather than per turn. Each turn still learns its own outcome.
+read-modify-write of each eval set per batch rather than per turn (a store's read and write
+are whole-set operations, so this is what keeps recording into one large set affordable).
+Each turn still learns its own outcome.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from typing import Any
 from .. import io
 from ..schema import EvalCase, EvalSet, Invocation, Message, SessionInput
 from ..stores.base import EvalSetStore
-from ..stores.errors import AlreadyExistsError, NotFoundError
+from ..stores.errors import NotFoundError
 from ..stores.local import LocalEvalSetStore
 from ..stores.rules import new_evalset, system_clock
 
@@ -121,18 +123,11 @@ def _fill_session(case: EvalCase, turn: RecordedTurn) -> None:
 
 @dataclass(slots=True)
 class Pending:
-    """A turn waiting to be written, and afterwards its outcome."""
+    """A turn waiting to be written; ``future`` completes (or fails) once it is written."""
 
     turn: RecordedTurn
-    done: bool = False
     error: BaseException | None = None
-
-    def result(self) -> None:
-        """Raise the write's error, if any."""
-        if not self.done:
-            raise RecorderError("the recorded turn was not written")
-        if self.error is not None:
-            raise self.error
+    future: Future[None] = field(default_factory=Future)
 
 
 class RecordingTarget(ABC):
@@ -152,11 +147,13 @@ class RecordingTarget(ABC):
 
 
 class StoreTarget(RecordingTarget):
-    """An :class:`~agenteval_nb.stores.EvalSetStore`: cases are added or updated one by one
-    (each a read-modify-write of that case under the store's own lock)."""
+    """An :class:`~agenteval_nb.stores.EvalSetStore`. Per batch and eval set: one ``get``
+    (``create`` when missing), the merges, one ``save``. Recorders of this process never race
+    each other on a store (one writer per store); a change made to the same set by other code
+    between that ``get`` and ``save`` would be overwritten."""
 
     def __init__(self, store: EvalSetStore) -> None:
-        for method in ("create", "get_case", "add_case", "update_case"):
+        for method in ("get", "save"):
             if not callable(getattr(store, method, None)):
                 raise TypeError(
                     f"a recording target must be an eval-set store or a *{EVALSET_FILE_SUFFIX} "
@@ -172,40 +169,22 @@ class StoreTarget(RecordingTarget):
         return ("store", id(self.store))
 
     def apply(self, batch: list[Pending]) -> None:
-        for (app, set_id, case_id), items in _grouped(batch):
+        for (app, set_id), items in _by_set(batch):
             if set_id is None:
                 for item in items:
                     item.error = RecorderError("an eval-set store target needs an eval set id")
                 continue
             try:
-                self._apply_case(app, set_id, case_id, items)
+                try:
+                    evalset = self.store.get(app, set_id)
+                except NotFoundError:
+                    evalset = new_evalset(set_id, system_clock)
+                if merge_into(evalset, items):
+                    self.store.save(app, evalset)
             except Exception as exc:
                 for item in items:
                     if item.error is None:
                         item.error = exc
-
-    def _apply_case(self, app: str, set_id: str, case_id: str, items: list[Pending]) -> None:
-        for attempt in range(2):
-            try:
-                case: EvalCase | None = self.store.get_case(app, set_id, case_id)
-            except NotFoundError:
-                case = None
-            merged = _merge_all(case, items)
-            if merged is None:
-                return
-            if case is not None:
-                self.store.update_case(app, set_id, merged)
-                return
-            with contextlib.suppress(AlreadyExistsError):
-                self.store.create(app, set_id)
-            try:
-                self.store.add_case(app, set_id, merged)
-                return
-            except AlreadyExistsError:
-                if attempt:  # added by someone else twice in a row: give up loudly
-                    raise
-                for item in items:  # someone else added the case meanwhile: merge again
-                    item.error = None
 
 
 class FileTarget(RecordingTarget):
@@ -229,99 +208,120 @@ class FileTarget(RecordingTarget):
         return self.path.stem
 
     def apply(self, batch: list[Pending]) -> None:
-        evalset: EvalSet | None = io.load_evalset(self.path) if self.path.exists() else None
-        changed = False
+        if self.path.exists():
+            evalset = io.load_evalset(self.path)
+        else:
+            first = next((p.turn.eval_set_id for p in batch if p.turn.eval_set_id), None)
+            evalset = new_evalset(first or self.default_eval_set_id, system_clock)
+        fitting = []
         for item in batch:
             wanted = item.turn.eval_set_id
-            if evalset is None:
-                evalset = new_evalset(wanted or self.default_eval_set_id, system_clock)
-                changed = True
-            elif wanted is not None and wanted != evalset.eval_set_id:
+            if wanted is not None and wanted != evalset.eval_set_id:
                 item.error = RecorderError(
                     f"{self.path} holds eval set {evalset.eval_set_id!r}, not {wanted!r}; "
                     "a file target records one eval set"
                 )
-                continue
-            cases = list(evalset.eval_cases or ())
-            index = next(
-                (i for i, c in enumerate(cases) if c.eval_id == item.turn.eval_case_id), None
-            )
-            try:
-                merged = merge_turn(None if index is None else cases[index], item.turn)
-            except RecorderError as exc:
-                item.error = exc
-                continue
-            if merged is None:
-                continue
-            if index is None:
-                cases.append(merged)
             else:
-                cases[index] = merged
-            evalset.eval_cases = cases
-            changed = True
-        if changed and evalset is not None:
+                fitting.append(item)
+        if merge_into(evalset, fitting):
             io.save_evalset(evalset, self.path)
 
 
-def _grouped(batch: list[Pending]) -> Iterator[tuple[tuple[str, str | None, str], list[Pending]]]:
-    """The batch grouped by (app, set, case), groups in order of first appearance."""
-    groups: dict[tuple[str, str | None, str], list[Pending]] = {}
+def _by_set(batch: list[Pending]) -> Iterator[tuple[tuple[str, str | None], list[Pending]]]:
+    """The batch grouped by (app, eval set), groups in order of first appearance."""
+    groups: dict[tuple[str, str | None], list[Pending]] = {}
     for item in batch:
-        t = item.turn
-        groups.setdefault((t.app_name, t.eval_set_id, t.eval_case_id), []).append(item)
+        groups.setdefault((item.turn.app_name, item.turn.eval_set_id), []).append(item)
     yield from groups.items()
 
 
-def _merge_all(case: EvalCase | None, items: list[Pending]) -> EvalCase | None:
-    """Merge every item into ``case``; the merged case, or ``None`` when nothing changed."""
+def merge_into(evalset: EvalSet, items: list[Pending]) -> bool:
+    """Merge the items' turns into their cases of ``evalset`` (new cases appended, in order of
+    arrival); a turn that cannot be merged gets its error. True when anything changed."""
+    cases = list(evalset.eval_cases or ())
+    index = {}
+    for i, case in enumerate(cases):
+        index.setdefault(case.eval_id, i)
     changed = False
     for item in items:
+        at = index.get(item.turn.eval_case_id)
         try:
-            merged = merge_turn(case, item.turn)
+            merged = merge_turn(None if at is None else cases[at], item.turn)
         except RecorderError as exc:
             item.error = exc
             continue
-        if merged is not None:
-            case = merged
-            changed = True
-    return case if changed else None
+        if merged is None:
+            continue
+        if at is None:
+            index[merged.eval_id] = len(cases)
+            cases.append(merged)
+        else:
+            cases[at] = merged
+        changed = True
+    if changed:
+        evalset.eval_cases = cases
+    return changed
+
+
+_DRAINS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agenteval-recorder")
+"""Threads that write recorded turns (at most one per target at a time; started on demand)."""
 
 
 @dataclass(eq=False)
 class Writer:
-    """Serialised, batched writes to one target (see the module doc)."""
+    """Serialised, batched writes to one target (see the module doc).
+
+    :meth:`submit` queues a turn and, when no drain of this writer is running, starts one in a
+    worker thread; the drain writes what is queued, batch after batch, until the queue is
+    empty. So writes never block an event loop, never overlap on one target, and a turn
+    costs no thread of its own while it waits.
+    """
 
     target: RecordingTarget
     _queue: list[Pending] = field(default_factory=list)
-    _queue_lock: threading.Lock = field(default_factory=threading.Lock)
-    _write_lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _draining: bool = False
     writes: int = 0
 
-    def submit(self, turn: RecordedTurn) -> Pending:
-        """Queue a turn; :meth:`flush` (in a worker thread) writes it."""
+    def submit(self, turn: RecordedTurn) -> Future[None]:
+        """Queue ``turn``; the returned future completes when it is written (or fails)."""
         pending = Pending(turn)
-        with self._queue_lock:
+        with self._lock:
             self._queue.append(pending)
-        return pending
-
-    def flush(self) -> None:
-        """Write everything queued (blocking). When it returns, every turn queued before the
-        call is written or has its error set."""
-        with self._write_lock:
-            with self._queue_lock:
-                batch, self._queue = self._queue, []
-            if not batch:
-                return
+            start = not self._draining
+            self._draining = True
+        if start:
             try:
-                self.target.apply(batch)
-                self.writes += 1
-            except Exception as exc:
-                for item in batch:
-                    if item.error is None:
-                        item.error = exc
-            finally:
-                for item in batch:
-                    item.done = True
+                _DRAINS.submit(self._drain)
+            except BaseException:
+                with self._lock:
+                    self._draining = False
+                raise
+        return pending.future
+
+    def _drain(self) -> None:
+        while True:
+            with self._lock:
+                batch, self._queue = self._queue, []
+                if not batch:
+                    self._draining = False
+                    return
+            self._write(batch)
+
+    def _write(self, batch: list[Pending]) -> None:
+        waiting = [item for item in batch if item.future.set_running_or_notify_cancel()]
+        try:
+            self.target.apply(batch)
+            self.writes += 1
+        except BaseException as exc:  # every turn of the batch learns why; the drain goes on
+            for item in batch:
+                if item.error is None:
+                    item.error = exc
+        for item in waiting:
+            if item.error is None:
+                item.future.set_result(None)
+            else:
+                item.future.set_exception(item.error)
 
 
 _WRITERS: weakref.WeakValueDictionary[Hashable, Writer] = weakref.WeakValueDictionary()

@@ -387,3 +387,19 @@ def test_repr_and_exports():
     assert isinstance(wrapped, RecordingAgent)
     assert ae.agents.record is ae.record
     assert "mode=default" in repr(wrapped)
+
+
+def test_resolved_set_ids_and_the_state_as_it_was_before_the_turn():
+    def agent(turn: Turn) -> str:
+        turn.state["visits"] = turn.state.get("visits", 0) + 1  # the agent's own change
+        return "ok"
+
+    store = InMemoryEvalSetStore()
+    wrapped = ae.record(agent, store, eval_set_id=lambda t: f"user-{t.user_id}", app_name="app")
+    wrapped.respond("a", session_id="s1", user_id="ann", state={"visits": 0, "when": {1, 2}})
+    wrapped.respond("b", session_id="s2", user_id="bob")
+    assert store.list("app") == ["user-ann", "user-bob"]
+    case = store.get_case("app", "user-ann", "s1")
+    assert case.session_input.state == {"visits": 0, "when": [1, 2]}
+    with pytest.raises(ValueError, match="non-empty string"):
+        ae.record(agent, store, eval_set_id=lambda t: "").respond("c")
