@@ -11,14 +11,15 @@ A recorded turn (:class:`RecordedTurn`) is merged into its case by :func:`merge_
   ``creationTimestamp`` then ``invocationId``.
 
 A :class:`RecordingTarget` applies such turns to an eval-set store (missing sets are created)
-or to one ``*.evalset.json`` file (written atomically). Writes to one target are serialised by
-one lock shared by every recorder of the process on that target (the same store object, or the
-same resolved file path), which is stronger than the per-(app, set, case) lock of the
-reference: parallel turns never lose an update. Turns that arrive while a write is under way
-are written together by the next one (group commit), so a busy evaluation costs one
+or to one ``*.evalset.json`` file (written atomically). Writes to one target are serialised:
+every recorder of the process on that target (the same store object, or the same resolved
+file path) hands its turns to one :class:`Writer`, whose single drain thread writes them. That
+is stronger than the per-(app, set, case) lock of the reference (threads and event loops
+alike): parallel turns never lose an update. Turns that arrive while a write is under way are
+written together by the next one (group commit), so a busy evaluation costs one
 read-modify-write of each eval set per batch rather than per turn (a store's read and write
 are whole-set operations, so this is what keeps recording into one large set affordable).
-Each turn still learns its own outcome.
+Each turn still learns its own outcome, and its turn returns only once it is written.
 """
 
 from __future__ import annotations
