@@ -12,7 +12,9 @@ Rules:
   else ``<user cache dir>/agenteval_nb/judge.sqlite``; a path (an existing directory gets
   ``judge.sqlite`` inside it); ``False``/``None`` ⇒ no cache;
 * concurrency: WAL journal, 30 s busy timeout, one connection per thread (and per process after
-  a fork); each write is one autocommitted statement, so two processes can share a file.
+  a fork); each write is one autocommitted statement, so two processes can share a file;
+* failures of the file (not a database, a directory in its place, read-only, gone) raise one of
+  :data:`CACHE_ERRORS`; the client turns them into a warning and a run without cache.
 """
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+
+class CacheClosedError(RuntimeError):
+    """The cache was closed (e.g. dropped after a failure) while a call still held it."""
+
+
+CACHE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, OSError, CacheClosedError)
+"""What a broken or unusable cache file raises."""
 
 CACHE_ENV = "AGENTEVAL_NB_CACHE_DIR"
 CACHE_FILE = "judge.sqlite"
@@ -88,7 +98,7 @@ class JudgeCache:
 
     def _connection(self) -> sqlite3.Connection:
         if self._closed:
-            raise RuntimeError("the judge cache is closed")
+            raise CacheClosedError(f"the judge cache {str(self.path)!r} is closed")
         pid = os.getpid()
         held = getattr(self._local, "held", None)
         if held is not None and held[0] == pid:
