@@ -78,13 +78,29 @@ def default_cache_path() -> Path:
     return base / CACHE_FILE
 
 
+def cache_file(path: str | os.PathLike[str]) -> Path:
+    """The file a cache path designates: ``path`` itself, or ``judge.sqlite`` inside an existing
+    directory."""
+    path = Path(path).expanduser()
+    return path / CACHE_FILE if path.is_dir() else path
+
+
+def cache_location(spec: bool | str | os.PathLike[str] | JudgeCache | None) -> str:
+    """Where the ``cache=`` argument points, for messages (``""`` for no cache)."""
+    if spec is None or spec is False:
+        return ""
+    if spec is True:
+        return str(default_cache_path())
+    if isinstance(spec, JudgeCache):
+        return str(spec.path)
+    return str(cache_file(spec))
+
+
 class JudgeCache:
     """A judge response store in one SQLite file (see module rules)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        path = Path(path).expanduser()
-        if path.is_dir():
-            path = path / CACHE_FILE
+        path = cache_file(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._local = threading.local()

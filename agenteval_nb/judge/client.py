@@ -43,7 +43,7 @@ import httpx2
 import openai
 
 from ..schema.metric import JudgeModelOptions
-from .cache import CACHE_ERRORS, JudgeCache, cache_key, open_cache
+from .cache import CACHE_ERRORS, JudgeCache, cache_key, cache_location, open_cache
 from .call import JudgeCall
 from .deadline import DeadlineTransport
 from .errors import JudgeError, shorten
@@ -109,7 +109,7 @@ class JudgeClient:
         try:
             self.cache = open_cache(cache)
         except CACHE_ERRORS as exc:
-            self._drop_cache(exc, "open", str(cache))
+            self._drop_cache(exc, "open", cache_location(cache))
         self.max_retries = max_retries
         self.timeout = timeout
         self.max_concurrency = max_concurrency
