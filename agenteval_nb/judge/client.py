@@ -17,7 +17,7 @@ Rules:
 * every failure becomes a :class:`JudgeError` (HTTP status and the server's short message; a
   malformed 200 body — truncated JSON, an HTML page, no ``choices``, no message content — says
   what was wrong); keys are redacted from every message and every accepted completion
-  (:mod:`agenteval_nb.redaction`, applied in :mod:`.errors` and :mod:`.response`);
+  (:mod:`agenteval_nb.secrets`, applied in :mod:`.errors` and :mod:`.response`);
 * cache (:mod:`.cache`): looked up before the limiter, written after a validated answer; an
   injected judge (:mod:`.injected`) replaces the HTTP path and is never cached. A cache file
   that cannot be opened, read or written never fails a call: the client warns once (naming the

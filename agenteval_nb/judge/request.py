@@ -7,7 +7,7 @@ Rules (SPEC §1.4, §4.2):
 * endpoint: ``baseURL``, else ``$OPENAI_BASE_URL``, else ``https://api.openai.com/v1``;
   API key: ``apiKey``, else ``$OPENAI_API_KEY``, else a placeholder when the endpoint is not
   api.openai.com (local servers ignore it); the default endpoint without a key is an error;
-  every resolved key is registered for redaction (:func:`agenteval_nb.redaction.register_secret`)
+  every resolved key is registered for redaction (:func:`agenteval_nb.secrets.register_secret`)
   before any request goes out;
 * body: ``model`` = ``modelName``, ``messages``, the generation parameters that are set — from
   ``generationConfig`` or, when it is absent, :data:`DEFAULT_GENERATION_CONFIG` (a partial
@@ -25,8 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..redaction import register_secret
 from ..schema.metric import DEFAULT_GENERATION_CONFIG, JudgeModelOptions
+from ..secrets import register_secret
 from .errors import JudgeError
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"

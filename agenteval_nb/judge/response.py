@@ -14,7 +14,7 @@ Rules:
 * a missing or empty ``choices`` list is the reference's ``no choices in response`` (SPEC §4.4),
   for every scorer; when the completion carries an ``error`` object instead, its message follows;
 * every string of an accepted completion is redacted
-  (:func:`agenteval_nb.redaction.redact_json`): what the judge says reaches reasons, frames, the
+  (:func:`agenteval_nb.secrets.redact_json`): what the judge says reaches reasons, frames, the
   cache file and reports, so a key it echoes must not;
 * normalisation: ``choices[0]["logprobs"]`` always exists (``None`` when absent) so scorers can
   read ``response["choices"][0]["logprobs"]["content"]`` after a ``None`` check.
@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..redaction import redact_json
+from ..secrets import redact_json
 from .errors import JudgeError, shorten
 
 

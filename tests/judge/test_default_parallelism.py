@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import agenteval_nb as ae
+from agenteval_nb.engine.inference import AgentSetup
 from agenteval_nb.engine.run import (
     CASES_PER_JUDGE_SLOT,
     DEFAULT_CASE_PARALLELISM,
@@ -65,11 +66,12 @@ def test_explicit_case_parallelism_still_caps_the_cases():
 
 
 def test_case_pool_size_rule():
-    def size(judge, explicit=None):
+    def size(judge, explicit=None, agent=None):
         options = EngineOptions(
             registry=ae.Registry.default(),
             context=EvaluationContext(judge=judge),
             case_parallelism=explicit,
+            agents=AgentSetup(agent=agent),
         )
         return case_pool_size(options)
 
@@ -77,3 +79,5 @@ def test_case_pool_size_rule():
     assert size(JudgeClient(max_concurrency=32)) == CASES_PER_JUDGE_SLOT * 32
     assert size(JudgeClient(max_concurrency=1)) == DEFAULT_CASE_PARALLELISM
     assert size(JudgeClient(max_concurrency=32), explicit=5) == 5
+    # an agent's endpoint has no limiter: the case pool keeps bounding it
+    assert size(JudgeClient(max_concurrency=32), agent=lambda text: "hi") == 8

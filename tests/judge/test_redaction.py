@@ -14,7 +14,7 @@ import pytest
 import agenteval_nb as ae
 from agenteval_nb.judge import JudgeClient, JudgeError
 from agenteval_nb.judge.errors import shorten
-from agenteval_nb.redaction import REDACTED, redact_json, redact_text, register_secret
+from agenteval_nb.secrets import REDACTED, redact, redact_json, register_secret
 from agenteval_nb.testing import FakeOpenAIServer, FakeResponse
 from agenteval_nb.testing.fake_server import ECHO_AUTHORIZATION, leaky_responses
 
@@ -38,7 +38,7 @@ def _scripts() -> dict[str, FakeResponse]:
 def test_registered_key_is_redacted_anywhere_in_text():
     register_secret(KEY)
     text = f"a{KEY}b and again {KEY}"
-    assert redact_text(text) == f"a{REDACTED}b and again {REDACTED}"
+    assert redact(text) == f"a{REDACTED}b and again {REDACTED}"
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_registered_key_is_redacted_anywhere_in_text():
     ],
 )
 def test_key_looking_strings_are_redacted(text):
-    out = redact_text(text)
+    out = redact(text)
     assert REDACTED in out
     for secret in ("abc.def-ghi", "zz-top-secret-value", "abcdefghij1234", "AbCdEf0123456789"):
         assert secret not in out
@@ -62,7 +62,7 @@ def test_key_looking_strings_are_redacted(text):
 
 def test_plain_text_is_untouched():
     text = "max_tokens=20, the bearer of good news, a sk- prefix, skew"
-    assert redact_text(text) == text
+    assert redact(text) == text
 
 
 def test_redaction_happens_before_truncation():

@@ -99,7 +99,7 @@ async def test_key_scrubbed_from_error_messages(server, judge_model, secret):
             await client.complete(judge_model(), MESSAGES)
     err = info.value
     assert err.status_code == 401 and "HTTP 401" in str(err)
-    assert "Incorrect API key provided: [redacted]" in str(err)
+    assert "Incorrect API key provided: ***" in str(err)
     assert secret not in str(err) and secret not in repr(err)
     assert err.__cause__ is None and err.__suppress_context__
 
