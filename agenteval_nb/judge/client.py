@@ -179,8 +179,10 @@ class JudgeClient:
         """An HTTP client whose attempts each end within ``timeout`` (module rules)."""
         if self.timeout is None:
             return None
-        keep_alive = max(100, self.max_concurrency)
-        limits = httpx2.Limits(max_connections=None, max_keepalive_connections=keep_alive)
+        limits = httpx2.Limits(  # openai's defaults, widened to the judge's concurrency
+            max_connections=max(1000, self.max_concurrency),
+            max_keepalive_connections=max(100, self.max_concurrency),
+        )
         transport = DeadlineTransport(httpx2.AsyncHTTPTransport(limits=limits), self.timeout)
         return openai.DefaultAsyncHttpxClient(transport=transport, timeout=self.timeout)
 
