@@ -16,7 +16,7 @@ from agenteval_nb.judge import JudgeClient, JudgeError
 from agenteval_nb.judge.errors import shorten
 from agenteval_nb.secrets import REDACTED, redact, redact_json, register_secret
 from agenteval_nb.testing import FakeOpenAIServer, FakeResponse
-from agenteval_nb.testing.fake_server import ECHO_AUTHORIZATION, leaky_responses
+from agenteval_nb.testing.fake_server import ECHO_AUTHORIZATION, error_body, leaky_responses
 
 KEY = "Zq7-judgeKey_93f0c1d2e3b4a5f6"
 """A configured key that matches no generic pattern: only its registration can hide it."""
@@ -196,3 +196,14 @@ def test_key_reaches_no_output_of_an_evaluation(tmp_path, caplog):
             [m.model_dump(by_alias=True, mode="json") for m in case.overall_eval_metric_results]
         )
         assert REDACTED in shown or name.startswith("status_500_text"), name
+
+
+@pytest.mark.anyio
+async def test_a_key_configured_for_another_endpoint_is_redacted_too(server, judge_model):
+    other_key = "Qx9-otherEndpointKey_5e6f7a8b9c"
+    judge_model(apiKey=other_key, baseURL="http://127.0.0.1:9/v1")  # configured, never called
+    server.enqueue(FakeResponse(401, error_body(f"keys seen: {other_key}")))
+    async with JudgeClient(max_retries=0) as client:
+        with pytest.raises(JudgeError) as info:
+            await client.complete(judge_model(apiKey=KEY), MESSAGES)
+    assert other_key[:4] not in str(info.value) and REDACTED in str(info.value)
