@@ -48,7 +48,7 @@ async def evaluate_async(
     cache: bool | str | os.PathLike[str] = True,
     callbacks: Callbacks | None = None,
     case_aggregator: CaseAggregator = default_case_aggregator,
-    case_parallelism: int = 8,
+    case_parallelism: int | None = None,
     runs_parallel: bool = False,
     case_ids: Sequence[str] | None = None,
     app_name: str | None = None,
@@ -77,7 +77,9 @@ async def evaluate_async(
     ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
     ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5; ``case_aggregator``
     turns metric results into the case score and status (default: all metrics must pass);
-    ``case_parallelism`` cases are evaluated at once (turns and metrics of a case in order);
+    ``case_parallelism`` cases are evaluated at once (turns and metrics of a case in order;
+    default: twice ``judge_concurrency`` when a judge runs and no agent does, so that the
+    judge's per-endpoint limit is what bounds judge calls, else 8);
     ``case_ids`` restricts the cases; ``app_name`` defaults to the first case's
     ``sessionInput.appName``; ``results_dir`` / ``result_store`` save the result;
     ``progress`` shows a tqdm bar. Judge options: ``judge`` (callable or ``JudgeClient``),

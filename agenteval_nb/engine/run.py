@@ -20,6 +20,13 @@ from .inference import AgentSetup, InferenceResult, infer_case
 from .pool import map_bounded
 from .summary import summarize
 
+DEFAULT_CASE_PARALLELISM = 8
+"""Cases evaluated at once when no judge is involved and none was asked for."""
+
+CASES_PER_JUDGE_SLOT = 2
+"""With a judge, cases in flight per request slot of its endpoint limiter (see
+:func:`case_pool_size`)."""
+
 
 class EvaluationError(RuntimeError):
     """The evaluation as a whole failed (bad configuration or a callback error)."""
@@ -47,13 +54,34 @@ class EngineOptions:
     app_name: str | None = None
     callbacks: Callbacks | None = None
     case_aggregator: CaseAggregator = default_case_aggregator
-    case_parallelism: int = 8
+    case_parallelism: int | None = None
     runs_parallel: bool = False
     case_ids: Sequence[str] | None = None
     session_id_factory: Callable[[], str] = lambda: str(uuid.uuid4())
     on_case_done: Callable[[], None] | None = None
     on_case_inferred: Callable[[], None] | None = None
     agents: AgentSetup = field(default_factory=AgentSetup)
+
+
+def case_pool_size(options: EngineOptions) -> int:
+    """How many cases are in flight at once (inference and evaluation).
+
+    ``case_parallelism`` when given. Otherwise :data:`DEFAULT_CASE_PARALLELISM`, except for
+    judge-bound work — a judge (``context.judge``) and no agent to run — where it is the
+    judge's per-endpoint concurrency times :data:`CASES_PER_JUDGE_SLOT` (at least the default):
+    the judge's endpoint limiter, not the case pool, then bounds the judge requests, while the
+    extra cases do their own CPU work between calls; in-flight cases stay bounded. Agents have
+    no such limiter, so with an agent the default keeps bounding its endpoint.
+    """
+    if options.case_parallelism is not None:
+        return options.case_parallelism
+    agents = options.agents
+    if agents.agent is not None or agents.expected_agent is not None:
+        return DEFAULT_CASE_PARALLELISM
+    judge_slots = getattr(options.context.judge, "max_concurrency", None)
+    if isinstance(judge_slots, int) and judge_slots > 0:
+        return max(DEFAULT_CASE_PARALLELISM, CASES_PER_JUDGE_SLOT * judge_slots)
+    return DEFAULT_CASE_PARALLELISM
 
 
 def _app_name(evalset: EvalSet, explicit: str | None) -> str:
@@ -176,7 +204,7 @@ async def _run_once(
     """One run: inference then evaluation of every case (SPEC §8.2, §8.3).
 
     Cases flow through both phases one by one (a case is evaluated as soon as its turns are
-    in), at most ``case_parallelism`` at a time, results in case order. Only when callbacks
+    in), at most :func:`case_pool_size` at a time, results in case order. Only when callbacks
     sit between the phases (AfterInferenceSet, BeforeEvaluateSet) does the run wait for every
     inference first, as those callbacks see the whole set. Session ids are drawn in case order.
     """
@@ -221,6 +249,7 @@ async def _run_once(
         return result
 
     indices = list(range(len(cases)))
+    pool = case_pool_size(options)
     try:
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_SET)
@@ -228,7 +257,7 @@ async def _run_once(
             raise _PhaseError("inference", exc) from exc
         callbacks = options.callbacks
         if callbacks and any(callbacks.has(point) for point in _BETWEEN_PHASES):
-            inferences = await map_bounded(indices, infer_one, options.case_parallelism)
+            inferences = await map_bounded(indices, infer_one, pool)
             try:
                 await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
             except Exception as exc:
@@ -237,15 +266,13 @@ async def _run_once(
                 await fire(CallbackPoint.BEFORE_EVALUATE_SET)
             except Exception as exc:
                 raise _PhaseError("evaluate", exc) from exc
-            results = await map_bounded(
-                indices, lambda i: evaluate_one(i, inferences[i]), options.case_parallelism
-            )
+            results = await map_bounded(indices, lambda i: evaluate_one(i, inferences[i]), pool)
         else:
 
             async def both(index: int) -> EvalCaseResult:
                 return await evaluate_one(index, await infer_one(index))
 
-            results = await map_bounded(indices, both, options.case_parallelism)
+            results = await map_bounded(indices, both, pool)
         try:
             await fire(CallbackPoint.AFTER_EVALUATE_SET, result=results)
         except Exception as exc:
