@@ -44,6 +44,7 @@ candidate is not supported in pairwise selection mode``, an empty ``app_name``.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,7 +157,9 @@ def _candidate_list(candidates: Any) -> list[Any]:
 
 
 def _check_metrics(metrics: list[EvalMetric], mode: str, registry: Registry) -> None:
-    """Every metric has an evaluator; pairwise selection has a metric comparing two candidates."""
+    """Every metric has an evaluator. Pairwise selection evaluates every pair with all metrics
+    (SPEC §5.3); without a metric that compares two candidates that is rarely what is meant,
+    so it warns."""
     if not metrics:
         raise ValueError(
             "bestofn: eval metrics are empty: metrics must list at least one metric "
@@ -178,10 +181,12 @@ def _check_metrics(metrics: list[EvalMetric], mode: str, registry: Registry) -> 
     ]
     if not comparing:
         named = ", ".join(f"{m.metric_name} ({m.evaluator_key})" for m in metrics)
-        raise ValueError(
-            "bestofn: pairwise selection needs a verifier metric in metrics (evaluatorName "
-            f'"{VERIFIER_EVALUATOR}", or a custom evaluator comparing Candidate A with '
-            f'Candidate B); got {named}, which score one candidate at a time: use mode="pointwise"'
+        warnings.warn(
+            "bestofn: pairwise selection without a verifier metric (evaluatorName "
+            f'"{VERIFIER_EVALUATOR}" or a custom evaluator comparing Candidate A with '
+            f"Candidate B): {named} score the left candidate against the right one as its "
+            'reference, as the reference framework does; mode="pointwise" scores each alone',
+            stacklevel=4,
         )
 
 

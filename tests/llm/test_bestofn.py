@@ -247,13 +247,16 @@ def _rubric_metric(base_url: str) -> dict:
     }
 
 
-def test_pairwise_needs_a_metric_that_compares_two_candidates():
+def test_pairwise_without_a_comparing_metric_warns_and_follows_the_reference():
     with FakeOpenAIServer(handler=heuristic_handler) as srv:
-        with pytest.raises(
-            ValueError, match=r'pairwise selection needs a verifier metric.*"pointwise"'
+        with pytest.warns(
+            UserWarning, match=r'pairwise selection without a verifier metric.*"pointwise"'
         ):
-            best_of_n("Tell me about Paris", ["a", "b"], [_rubric_metric(srv.base_url)])
-        assert srv.request_count == 0  # rejected before any judge call
+            pairwise = best_of_n(
+                "Tell me about Paris", ["a", "b"], [_rubric_metric(srv.base_url)], cache=False
+            )
+        assert srv.request_count > 0  # every pair is still evaluated (SPEC §5.3)
+        assert len(pairwise.comparisons) == 1
         result = best_of_n(
             "Tell me about Paris",
             ["Paris has a large population", "no idea"],

@@ -70,7 +70,6 @@ BAD = [
         ValueError,
         r"metric 'nobody_registered_this' has no evaluator registered",
     ),
-    ({"metrics": [FINAL]}, ValueError, r"pairwise selection needs a verifier metric.*final"),
     # other options
     ({"require_passing": True}, ValueError, r"not supported in pairwise selection mode"),
     ({"require_passing": "yes", "mode": "pointwise"}, TypeError, r"require_passing must be"),
