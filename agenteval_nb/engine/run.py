@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._gc import gc_paused
+from .._gc import gc_frozen, gc_paused
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
@@ -117,7 +117,8 @@ async def run_evaluation(
     """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
     recorded runs that share case ids) and summarise."""
     if options.agents.agent is not None or options.agents.expected_agent is not None:
-        return await _run_evaluation(evalsets, metrics, options)  # live agents make cycles
+        with gc_frozen():  # live agents make cycles: collect them, not the loaded data
+            return await _run_evaluation(evalsets, metrics, options)
     with gc_paused():
         return await _run_evaluation(evalsets, metrics, options)
 
