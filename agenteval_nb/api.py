@@ -127,7 +127,7 @@ async def evaluate_async(
             context.judge = owned_client
     total = len(sets[0].eval_cases or ()) * (len(sets) if len(sets) > 1 else num_runs)
     bar = _progress_bar(total) if progress else None
-    runs_agents = agents.agent is not None or agents.expected_agent is not None
+    runs_agents = agents.runs_agents
     inference_bar = _progress_bar(total, "inference") if progress and runs_agents else None
     options = EngineOptions(
         registry=registry,
