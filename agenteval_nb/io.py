@@ -5,6 +5,12 @@ raises :class:`~agenteval_nb.errors.FormatError` naming the source, the JSON pat
 expected. Savers write atomically: a temporary file in the target folder, then a rename, so a
 reader never sees half a file. Files are written like the Go framework writes them: 2-space
 indent, trailing newline, ``<`` ``>`` ``&`` escaped; ``apiKey`` is never written.
+
+Loading rules (one function each): :func:`_decode` / :func:`check_tree` (numbers within the
+float64 range, nesting at most :data:`MAX_DEPTH`), :func:`_check_kind` (a document of another
+kind is named), :func:`_read` (an existing file name is a path). Writing never fails on content
+the loaders accept (:func:`dumps`: lone surrogates escaped, NaN/inf as ``null``, any depth).
+See docs/formats.md.
 """
 
 from __future__ import annotations
@@ -100,14 +106,24 @@ def _describe(error: dict[str, Any]) -> str:
 
 def preview(value: Any, width: int = 60) -> str:
     """A short JSON rendering of ``value`` for messages; key fields are masked, never shown."""
-    if isinstance(value, dict):
-        value = {k: ("***" if is_api_key_name(k) else v) for k, v in value.items()}
     try:
-        shown = json.dumps(value, ensure_ascii=False, default=str)
+        shown = json.dumps(_masked(value), ensure_ascii=False, default=str)
     except (ValueError, RecursionError):
         shown = f"a deeply nested {type(value).__name__}"
     shown = escape_surrogates(shown)
     return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _masked(value: Any, depth: int = 6) -> Any:
+    """``value`` with the value of every key field (any spelling of ``apiKey``) replaced by
+    ``***``, down to ``depth`` levels (a preview shows no more than that)."""
+    if depth == 0:
+        return "..."
+    if isinstance(value, dict):
+        return {k: "***" if is_api_key_name(k) else _masked(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_masked(v, depth - 1) for v in value[:8]]
+    return value
 
 
 def _format_error(
@@ -603,17 +619,20 @@ def _result_chunks(result: EvalSetResult) -> Iterator[str]:
 
 def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
     """Write ``text`` (a string or string pieces) via a temp file in the same folder and a
-    rename, so that readers never see a partial file. String pieces get Go's HTML escaping."""
+    rename, so that readers never see a partial file. String pieces get Go's HTML escaping.
+
+    The file is always valid UTF-8: a lone surrogate still in the text (JSON from this module
+    has them escaped already) is written as U+FFFD, as Go writes invalid UTF-8."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             if isinstance(text, str):
-                handle.write(text)
+                handle.write(_SURROGATE.sub("\ufffd", text))
             else:
                 for piece in text:
-                    handle.write(go_escape(piece))
+                    handle.write(_SURROGATE.sub("\ufffd", go_escape(piece)))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)

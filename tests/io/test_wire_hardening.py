@@ -614,3 +614,22 @@ def test_an_empty_object_is_still_an_empty_result():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ae.load_result({}) == EvalSetResult()
+
+
+def test_error_previews_never_show_a_key_even_nested():
+    secret = "sk-nested-secret-abcdef123"
+    bad_llm = [{"judgeModel": {"api_key": secret, "modelName": "m"}}]  # a list where an object goes
+    metric = {"metricName": "m", "criterion": {"llmJudge": bad_llm}}
+    with pytest.raises(ae.FormatError) as info:
+        ae.load_metrics([metric])
+    assert info.value.json_path == "$[0].criterion.llmJudge"
+    assert secret[:6] not in str(info.value) and "***" in str(info.value)
+
+
+def test_write_text_atomic_always_writes_valid_utf8(tmp_path):
+    from agenteval_nb.io import write_text_atomic
+
+    path = write_text_atomic(tmp_path / "r.html", "<p>half \ud83d emoji</p>")
+    assert path.read_bytes().decode("utf-8") == "<p>half \ufffd emoji</p>"
+    path = write_text_atomic(tmp_path / "r2.html", iter(["a\udc00", "b"]))
+    assert path.read_bytes().decode("utf-8") == "a\ufffdb"
