@@ -342,7 +342,7 @@ def load_evalset(src: Source | EvalSet) -> EvalSet:
         return src
     data, source = _read(src)
     if looks_like_adk_test(data):
-        data = adk_test_to_evalset(data, source, _stem(src, source))
+        data = adk_test_to_evalset(data, source, _stem(source))
     elif looks_like_adk(data):
         data = adk_to_evalset(data, source)
     _check_kind("eval set", data, source)
@@ -435,7 +435,7 @@ def _looks_like(data: Any) -> str:
     return f" has none of the expected keys (has {shown})"
 
 
-def _stem(src: Any, source: str) -> str:
+def _stem(source: str) -> str:
     """Eval set id for a converted ``.test.json``: the file name without its suffixes."""
     if source.startswith("<"):
         return "adk_test"
