@@ -633,3 +633,28 @@ def test_write_text_atomic_always_writes_valid_utf8(tmp_path):
     assert path.read_bytes().decode("utf-8") == "<p>half \ufffd emoji</p>"
     path = write_text_atomic(tmp_path / "r2.html", iter(["a\udc00", "b"]))
     assert path.read_bytes().decode("utf-8") == "a\ufffdb"
+
+
+def test_a_finished_evaluation_with_unsafe_ids_and_odd_text_is_saved(tmp_path):
+    """End to end: ids that are not file names, half an emoji, NaN-free output, all saved."""
+    doc = _inject(EVALSET, ("evalSetId",), "../../outside/\ud83d")
+    doc["evalCases"][0]["sessionInput"]["appName"] = "/abs/app"
+    doc["evalCases"][0]["conversation"][0]["finalResponse"] = {
+        "role": "assistant",
+        "content": "\ud83d",
+    }
+    doc["evalCases"][0]["actualConversation"][0]["finalResponse"] = {
+        "role": "assistant",
+        "content": "\ud83d",
+    }
+    results = tmp_path / "results"
+    with pytest.warns(UserWarning, match="not a safe file name"):
+        run = ae.evaluate(doc, SAMPLES / "test_config.json", progress=False, results_dir=results)
+    saved = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(saved) == 1 and saved[0].is_relative_to(results)
+    assert saved[0].parent.parent == results
+    store = ae.stores.LocalResultStore(results)
+    (result_id,) = store.list("/abs/app")
+    assert result_id == run.info["saved_result_id"]
+    assert store.get("/abs/app", result_id) == ae.load_result(saved[0]) == run.result
+    assert ae.load_result(saved[0]).eval_set_id == "../../outside/\ud83d"
