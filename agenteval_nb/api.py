@@ -13,6 +13,7 @@ from .agents.simulator import as_user_simulator
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
+from .engine.executor import CaseExecutor
 from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
 from .engine.run import EngineOptions, run_evaluation
 from .engine.sync import run_sync
@@ -43,6 +44,7 @@ async def evaluate_async(
     user_simulator: Any = None,
     tool_mock_agent: Any = None,
     agent_timeout: float | None = None,
+    executor: str | CaseExecutor = "local",
     registry: Registry | None = None,
     judge: Any = None,
     cache: bool | str | os.PathLike[str] = True,
@@ -72,6 +74,8 @@ async def evaluate_async(
     ``conversationScenario`` cases (``ae.agents.LLMUserSimulator`` or a function
     ``(scenario, conversation, last_reply) -> str | None``); ``tool_mock_agent`` answers
     ``toolMock`` rules with an ``llmGenerator``; ``agent_timeout`` bounds each turn (seconds).
+    ``executor``: ``"local"`` (this process, the default) or ``ae.RayExecutor(...)`` to run the
+    cases — inference and evaluation of each — on a Ray cluster.
 
     Options: ``num_runs`` repeats one eval set (runs in parallel with ``runs_parallel``);
     ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
@@ -142,6 +146,7 @@ async def evaluate_async(
         on_case_done=(lambda: bar.update(1)) if bar is not None else None,
         on_case_inferred=((lambda: inference_bar.update(1)) if inference_bar is not None else None),
         agents=agents,
+        executor=_executor(executor),
     )
     if session_id_factory is not None:
         options.session_id_factory = session_id_factory
@@ -209,6 +214,17 @@ def evaluate(
 
 def _uses_judge(metric: EvalMetric) -> bool:
     return metric.criterion is not None and metric.criterion.llm_judge is not None
+
+
+def _executor(executor: str | CaseExecutor) -> CaseExecutor | None:
+    """``None`` for the local executor, else the given :class:`CaseExecutor`."""
+    if executor == "local":
+        return None
+    if isinstance(executor, CaseExecutor):
+        return executor
+    raise TypeError(
+        f"executor must be 'local' or an executor such as ae.RayExecutor(...), got {executor!r}"
+    )
 
 
 def _positive_or_none(value: float | None, name: str) -> float | None:

@@ -16,6 +16,7 @@ from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResul
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .case import PlannedMetric, evaluate_case, plan_metric
+from .executor import CaseExecutor, CaseJob
 from .inference import AgentSetup, InferenceResult, infer_case
 from .pool import map_bounded
 from .summary import summarize
@@ -61,6 +62,7 @@ class EngineOptions:
     on_case_done: Callable[[], None] | None = None
     on_case_inferred: Callable[[], None] | None = None
     agents: AgentSetup = field(default_factory=AgentSetup)
+    executor: CaseExecutor | None = None
 
 
 def case_pool_size(options: EngineOptions) -> int:
@@ -227,20 +229,26 @@ async def _run_once(
             options.on_case_inferred()
         return inference
 
-    async def evaluate_one(index: int, inference: InferenceResult) -> EvalCaseResult:
+    async def evaluate_one(
+        index: int, inference: InferenceResult, done: EvalCaseResult | None = None
+    ) -> EvalCaseResult:
+        """Evaluate (unless an executor already did: ``done``) with the case callbacks."""
         case = cases[index]
         try:
             await fire(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
-            result = await evaluate_case(
-                app_name=app_name,
-                eval_set_id=set_id,
-                case=case,
-                inference=inference,
-                plan=plan,
-                context=options.context,
-                aggregator=options.case_aggregator,
-            )
-            result.run_id = run_id
+            if done is not None:
+                result = done
+            else:
+                result = await evaluate_case(
+                    app_name=app_name,
+                    eval_set_id=set_id,
+                    case=case,
+                    inference=inference,
+                    plan=plan,
+                    context=options.context,
+                    aggregator=options.case_aggregator,
+                )
+                result.run_id = run_id
             await fire(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
         except Exception as exc:
             raise _PhaseError("evaluate", exc) from exc
@@ -248,15 +256,45 @@ async def _run_once(
             options.on_case_done()
         return result
 
+    executor = options.executor
+
+    async def elsewhere(index: int) -> EvalCaseResult:
+        """One case on the executor; the case callbacks fire here, around it."""
+        case, session_id = cases[index], session_ids[index]
+        try:
+            await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
+        except Exception as exc:
+            return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
+        inference, result = await executor.run(case, session_id)  # type: ignore[union-attr]
+        try:
+            await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
+        except Exception as exc:
+            return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
+        if options.on_case_inferred is not None:
+            options.on_case_inferred()
+        return await evaluate_one(index, inference, result)
+
     indices = list(range(len(cases)))
     pool = case_pool_size(options)
+    callbacks = options.callbacks
+    between_phases = bool(callbacks) and any(callbacks.has(p) for p in _BETWEEN_PHASES)  # type: ignore[union-attr]
+    if executor is not None:
+        if between_phases:
+            raise EvaluationError(
+                "AfterInferenceSet / BeforeEvaluateSet callbacks see every inference before any "
+                "evaluation; that needs executor='local'"
+            )
+        pool = executor.in_flight(pool)
+        job = CaseJob(app_name, set_id, run_id, plan, options.case_aggregator, options.agents)
+        await executor.open(job, options.context)
     try:
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_SET)
         except Exception as exc:
             raise _PhaseError("inference", exc) from exc
-        callbacks = options.callbacks
-        if callbacks and any(callbacks.has(point) for point in _BETWEEN_PHASES):
+        if executor is not None:
+            results = await map_bounded(indices, elsewhere, pool)
+        elif between_phases:
             inferences = await map_bounded(indices, infer_one, pool)
             try:
                 await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
@@ -279,6 +317,9 @@ async def _run_once(
             raise _PhaseError("evaluate", exc) from exc
     except _PhaseError as exc:
         raise EvaluationError(f"run {run_id} {exc.phase}: {exc.cause}") from exc.cause
+    finally:
+        if executor is not None:
+            await executor.close()
     return results
 
 
