@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 from .._gc import gc_paused
@@ -61,13 +62,14 @@ class EngineOptions:
 
 
 def positive_int(name: str, value: Any) -> int:
-    """``value`` when it is an int ≥ 1; bools, floats and strings are a ``TypeError``, ``0`` and
-    negatives a :class:`~agenteval_nb.errors.ConfigError` (SPEC §8.1: greater than 0)."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """``value`` as an ``int`` when it is an integer ≥ 1 (numpy integers included); bools,
+    floats and strings are a ``TypeError``, ``0`` and negatives a
+    :class:`~agenteval_nb.errors.ConfigError` (SPEC §8.1: greater than 0)."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be a positive int, got {value!r} ({type(value).__name__})")
     if value < 1:
         raise ConfigError(f"{name} must be greater than 0, got {value}")
-    return value
+    return int(value)
 
 
 def case_id_list(case_ids: Any) -> list[str] | None:

@@ -50,8 +50,12 @@ def test_num_runs_must_be_positive(bad):
         run(two_cases(), num_runs=bad)
 
 
-def test_positive_int_accepts_ints():
+def test_positive_int_accepts_ints_and_numpy_ints():
+    import numpy as np
+
     assert positive_int("n", 3) == 3
+    value = positive_int("n", np.int64(2))
+    assert value == 2 and type(value) is int
 
 
 def test_eval_sets_with_different_ids_are_not_runs_of_one_set():

@@ -91,7 +91,6 @@ def mean_samples(samples: Sequence[SampleResult], metric: EvalMetric) -> SampleR
 def average(turns: Sequence[PerInvocationResult], metric: EvalMetric) -> EvaluateResult:
     """SPEC §4.6 (rules in the module doc)."""
     evaluated = [t for t in turns if t.status != EvalStatus.NOT_EVALUATED]
-    if not evaluated:
-        return EvaluateResult(0.0, EvalStatus.NOT_EVALUATED, [])
-    mean = sum(t.score for t in evaluated) / len(evaluated)
-    return EvaluateResult(mean, status_for(mean, metric.threshold_value), list(turns))
+    mean = sum(t.score for t in evaluated) / len(evaluated) if evaluated else None
+    status = status_for(mean, metric.threshold_value)
+    return EvaluateResult(0.0 if mean is None else mean, status, list(turns) if evaluated else [])
