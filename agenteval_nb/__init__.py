@@ -43,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "CaseAggregationInput": "agenteval_nb.engine.aggregate",
     "CaseAggregation": "agenteval_nb.engine.aggregate",
     "EvaluationError": "agenteval_nb.engine.run",
+    # agents under test
+    "Turn": "agenteval_nb.agents.turn",
     # wire models
     "EvalSet": "agenteval_nb.schema",
     "EvalCase": "agenteval_nb.schema",
@@ -68,7 +70,17 @@ _EXPORTS: dict[str, str] = {
     "export_html": "agenteval_nb.report",
 }
 
-_SUBMODULES = {"schema", "stats", "verifier", "criteria", "judge", "testing", "stores", "plots"}
+_SUBMODULES = {
+    "agents",
+    "schema",
+    "stats",
+    "verifier",
+    "criteria",
+    "judge",
+    "testing",
+    "stores",
+    "plots",
+}
 _SUBMODULE_PATHS = {"stats": "agenteval_nb.analysis.stats"}
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])

@@ -8,9 +8,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .agents.base import agent_name, as_agent
+from .agents.simulator import as_user_simulator
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
+from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
 from .engine.run import EngineOptions, plan_runs, positive_int, run_evaluation
 from .engine.sync import sync_twin
 from .evaluators.base import EvaluationContext
@@ -32,7 +35,12 @@ async def evaluate_async(
     evalset: EvalSetInput | Sequence[EvalSetInput],
     metrics: Source | Sequence[EvalMetric],
     *,
+    agent: Any = None,
     num_runs: int = 1,
+    expected_agent: Any = None,
+    user_simulator: Any = None,
+    tool_mock_agent: Any = None,
+    agent_timeout: float | None = None,
     registry: Registry | None = None,
     judge: Any = None,
     cache: bool | str | os.PathLike[str] = True,
@@ -55,12 +63,20 @@ async def evaluate_async(
 ) -> EvalRun:
     """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun` (awaitable).
 
-    ``evalset`` is an eval set (or a path, JSON text or dict), or a list of trace-mode eval sets
-    with the same ``evalSetId`` and case ids: the recorded runs 1..N of one evaluation (sets
-    with different ids are an error: evaluate them one at a time). An ``evalId`` appearing
-    twice in a set is an error. ``metrics`` is a metrics file, JSON text or a list of
+    ``evalset`` is an eval set (or a path, JSON text or dict), or a list of eval sets with the
+    same ``evalSetId`` and case ids: the recorded runs 1..N of one evaluation (sets with
+    different ids are an error: evaluate them one at a time). An ``evalId`` appearing twice in
+    a set is an error. ``metrics`` is a metrics file, JSON text or a list of
     :class:`~agenteval_nb.schema.EvalMetric`. Nothing is written unless ``results_dir`` or
     ``result_store`` is given.
+
+    Agents: ``agent`` runs default-mode cases (a function ``text -> str``, a turn function
+    ``turn: ae.Turn -> str | Message | Invocation``, ``ae.agents.OpenAIAgent`` or any object
+    with ``run_turn``; trace-mode cases replay their recorded turns); ``expected_agent`` runs
+    the cases with ``expectedRunnerEnabled``; ``user_simulator`` plays the user of
+    ``conversationScenario`` cases (``ae.agents.LLMUserSimulator`` or a function
+    ``(scenario, conversation, last_reply) -> str | None``); ``tool_mock_agent`` answers
+    ``toolMock`` rules with an ``llmGenerator``; ``agent_timeout`` bounds each turn (seconds).
 
     Runs and cases: ``num_runs`` (an int ≥ 1) repeats one eval set, in parallel with
     ``runs_parallel``; ``case_ids`` keeps only these cases (one id as a str, or a list; unknown
@@ -83,10 +99,9 @@ async def evaluate_async(
     Retry-After); ``judge_timeout`` seconds per attempt; ``price_table``
     ``{model: (input $/1M, output $/1M)}``.
 
-    Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows a tqdm bar.
+    Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars.
     """
     sets = _evalsets(evalset)
-    metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     registry = registry or Registry.default()
     context = EvaluationContext(hooks=registry.hooks())
     options = EngineOptions(
@@ -101,6 +116,18 @@ async def evaluate_async(
         case_ids=case_ids,
     )
     run_sets = plan_runs(sets, options.num_runs)
+    agents = AgentSetup(
+        agent=None if agent is None else as_agent(agent),
+        expected_agent=None if expected_agent is None else as_agent(expected_agent),
+        tool_mock_agent=None if tool_mock_agent is None else as_agent(tool_mock_agent),
+        user_simulator=None if user_simulator is None else as_user_simulator(user_simulator),
+        timeout_s=_positive_or_none(agent_timeout, "agent_timeout"),
+    )
+    agents.secrets = describe_agent_secrets(
+        agents.agent, agents.expected_agent, agents.tool_mock_agent, agents.user_simulator
+    )
+    options.agents = agents
+    metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     if judge_num_samples is not None:
         if judge is None:
             raise ValueError("judge_num_samples needs an injected judge")
@@ -122,16 +149,23 @@ async def evaluate_async(
                 price_table=price_table,
             )
             context.judge = owned_client
-    bar = _progress_bar(_case_count(run_sets, options)) if progress else None
+    total = _case_count(run_sets, options)
+    bar = _progress_bar(total) if progress else None
+    runs_agents = agents.agent is not None or agents.expected_agent is not None
+    inference_bar = _progress_bar(total, "inference") if progress and runs_agents else None
     if bar is not None:
-        options.on_case_done = lambda: bar.update(1)
+        options.on_case_done = bar.update
+    if inference_bar is not None:
+        options.on_case_inferred = inference_bar.update
     if session_id_factory is not None:
         options.session_id_factory = session_id_factory
     try:
         out = await run_evaluation(sets, metric_list, options)
     finally:
-        if bar is not None:
-            bar.close()
+        for each in (inference_bar, bar):
+            if each is not None:
+                each.close()
+        await close_agents(agents)
         if owned_client is not None:
             await owned_client.aclose()
         elif context.judge is not None:
@@ -148,6 +182,12 @@ async def evaluate_async(
     )
     if context.judge is not None:
         run.info["judge_usage"] = context.judge.usage.as_dict()
+    if agents.agent is not None:
+        run.info["agent"] = agent_name(agents.agent)
+    if agents.expected_agent is not None:
+        run.info["expected_agent"] = agent_name(agents.expected_agent)
+    if agents.usage:
+        run.info["agent_usage"] = dict(agents.usage)
     if results_dir is not None and result_store is None:
         from .stores.local import LocalResultStore
 
@@ -168,7 +208,7 @@ def evaluate() -> EvalRun:  # type: ignore[empty-body]
 
 
 def _case_count(run_sets: Sequence[EvalSet], options: EngineOptions) -> int:
-    """Cases the engine will evaluate over all runs (the progress bar's total)."""
+    """Cases the engine will evaluate over all runs (the progress bars' total)."""
     wanted = None if options.case_ids is None else set(options.case_ids)
     return sum(
         1
@@ -182,7 +222,15 @@ def _uses_judge(metric: EvalMetric) -> bool:
     return metric.criterion is not None and metric.criterion.llm_judge is not None
 
 
-def _progress_bar(total: int) -> Any:
+def _positive_or_none(value: float | None, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
+    return float(value)
+
+
+def _progress_bar(total: int, desc: str = "cases") -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="cases", unit="case")
+    return tqdm(total=total, desc=desc, unit="case")

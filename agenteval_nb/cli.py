@@ -13,7 +13,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo" / "demo_assistant"
+
+def _write_outputs(run: object, out: Path) -> None:
+    print(run.summary_text())  # type: ignore[attr-defined]
+    out.mkdir(parents=True, exist_ok=True)
+    result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")  # type: ignore[attr-defined]
+    report_path = run.to_html(out / "report.html")  # type: ignore[attr-defined]
+    print(f"result: {result_path}")
+    print(f"report: {report_path}")
 
 
 def _evaluate_and_write(
@@ -22,52 +29,32 @@ def _evaluate_and_write(
     from .api import evaluate
 
     run = evaluate([str(p) for p in evalsets], str(metrics), progress=progress, **kwargs)
-    print(run.summary_text())
-    out.mkdir(parents=True, exist_ok=True)
-    result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")
-    report_path = run.to_html(out / "report.html")
-    print(f"result: {result_path}")
-    print(f"report: {report_path}")
+    _write_outputs(run, out)
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """Evaluate the demo runs with every metric; the judge is the offline heuristic judge
-    behind a loopback OpenAI-compatible server unless ``OPENAI_BASE_URL`` names an endpoint."""
-    runs = sorted(DEMO_DIR.glob("demo_run*.evalset.json"))
-    if not runs:
-        print(f"demo data not found under {DEMO_DIR}", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    metrics = DEMO_DIR / (
-        "demo_deterministic.metrics.json" if args.no_judge else "demo.metrics.json"
-    )
-    if args.no_judge or os.environ.get("OPENAI_BASE_URL"):
-        if not args.no_judge:
-            print(
-                f"judge: {os.environ.get('AGENTEVAL_JUDGE_MODEL', '(model unset)')} "
-                "at $OPENAI_BASE_URL"
-            )
-        return _evaluate_and_write(
-            runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite"
-        )
-    from .testing.fake_server import FakeOpenAIServer
-    from .testing.heuristic_judge import HEURISTIC_MODEL, heuristic_handler
+    """Run both demos (see :mod:`agenteval_nb.demo`): the recorded runs → OUT/report.html, the
+    live offline agent → OUT/agent/report.html."""
+    from . import demo
 
-    with FakeOpenAIServer(handler=heuristic_handler) as server:
-        os.environ["OPENAI_BASE_URL"] = server.base_url
-        os.environ.setdefault("AGENTEVAL_JUDGE_MODEL", HEURISTIC_MODEL)
-        os.environ.setdefault("OPENAI_API_KEY", "offline-demo")
-        print(
-            "judge: offline heuristic judge (NOT an LLM) on a loopback server; set "
-            "OPENAI_BASE_URL, OPENAI_API_KEY and AGENTEVAL_JUDGE_MODEL for a real one"
-        )
-        try:
-            return _evaluate_and_write(
-                runs, metrics, out, not args.quiet, cache=out / "judge-cache.sqlite"
+    out = Path(args.out)
+    judge = not args.no_judge
+    progress = not args.quiet
+    with demo.offline_endpoint() as local_url:
+        if local_url is not None:
+            print(
+                "offline: the judge is the heuristic judge and the agent the scripted agent "
+                "model — neither is an LLM — on a loopback server; set OPENAI_BASE_URL, "
+                "OPENAI_API_KEY and AGENTEVAL_JUDGE_MODEL (and AGENTEVAL_AGENT_MODEL) for real ones"
             )
-        finally:
-            del os.environ["OPENAI_BASE_URL"]
+        print("== recorded runs (data/demo/demo_assistant)")
+        _write_outputs(demo.recorded_demo(out, judge=judge, progress=progress), out)
+        print("== live agent (data/demo/travel_agent)")
+        base_url = local_url or os.environ["OPENAI_BASE_URL"]
+        agent_run = demo.agent_demo(out / "agent", base_url, judge=judge, progress=progress)
+        _write_outputs(agent_run, out / "agent")
+    return 0
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:

@@ -1130,9 +1130,200 @@ def go_json(value: Any) -> str:
     return text + "\n"
 
 
+# --------------------------------------------------------------------------------------------
+# The agent demo: default-mode cases that `make demo` runs a live (offline) agent on.
+# --------------------------------------------------------------------------------------------
+
+AGENT_APP = "travel_agent"
+AGENT_CASES: list[tuple[str, list[str]]] = [
+    ("weather_paris", ["What is the weather in Paris today?"]),
+    ("weather_oslo", ["Is it cold? Tell me the temperature in Oslo."]),
+    ("convert_eur_usd", ["Please convert 100 EUR to USD."]),
+    ("convert_jpy_gbp", ["Exchange 5000 JPY to GBP for my trip."]),
+    ("weather_and_money", ["What is the forecast in Tokyo, and convert 200 USD to JPY?"]),
+    ("passport", ["Do I need to check my passport before flying?"]),
+    ("luggage", ["How much luggage can I take on board?"]),
+    ("weather_madrid", ["Weather in Madrid this afternoon?"]),
+    ("london_then_money", ["What is the weather in London?", "Then convert 50 GBP to EUR."]),
+    ("visa", ["Where do I find visa rules for Japan?"]),
+    ("greeting", ["Hello there!"]),
+    ("weather_rome_unknown", ["What is the weather in Rome?"]),
+]
+
+
+def agent_eval_set() -> dict[str, Any]:
+    """The travel assistant's eval set: expected tools and answers of a faultless run."""
+    from agenteval_nb.testing.travel_agent import expected_turn
+
+    cases = []
+    for eval_id, questions in AGENT_CASES:
+        turns = []
+        for index, question in enumerate(questions, start=1):
+            calls, answer = expected_turn(question)
+            turn: dict[str, Any] = {
+                "invocationId": f"{eval_id}-{index}",
+                "userContent": message("user", question),
+                "finalResponse": message("assistant", answer),
+            }
+            if calls:
+                turn["tools"] = [
+                    {"id": f"expected-{eval_id}-{index}-{n}", **call}
+                    for n, call in enumerate(calls, start=1)
+                ]
+            turns.append(turn)
+        cases.append(
+            {
+                "evalId": eval_id,
+                "conversation": turns,
+                "sessionInput": {"appName": AGENT_APP, "userId": "demo-traveller"},
+                "creationTimestamp": CASES_CREATED_AT,
+            }
+        )
+    return {
+        "evalSetId": "travel_agent",
+        "name": "travel assistant (run live by make demo)",
+        "description": "Default-mode cases: the offline scripted travel agent answers them.",
+        "evalCases": cases,
+        "creationTimestamp": CASES_CREATED_AT,
+    }
+
+
+def agent_metrics() -> list[dict[str, Any]]:
+    exact = {"matchStrategy": "exact"}
+    return [
+        {
+            "metricName": "tool_trajectory_avg_score",
+            "threshold": 1,
+            "criterion": {
+                "toolTrajectory": {
+                    "defaultStrategy": {"name": exact, "arguments": exact, "result": exact}
+                }
+            },
+        },
+        {
+            "metricName": "final_response_avg_score",
+            "threshold": 1,
+            "criterion": {"finalResponse": {"text": exact}},
+        },
+        *[
+            metric
+            for metric in llm_metrics()
+            if metric["metricName"] in ("llm_final_response", "verifier_pairwise")
+        ],
+    ]
+
+
+def scenario_eval_set() -> dict[str, Any]:
+    """Travel booking driven by a simulated user (notebook 07), and one static case whose
+    hotel booking is answered by a tool mock."""
+
+    def scenario(eval_id: str, plan: list[str], rubrics: list[tuple[str, str]]) -> dict[str, Any]:
+        return {
+            "evalId": eval_id,
+            "conversationScenario": {
+                "conversationPlan": "\n".join(f"{i}. {step}" for i, step in enumerate(plan, 1)),
+                "stopSignal": "</finished>",
+                "maxAllowedInvocations": 6,
+            },
+            "sessionInput": {"appName": AGENT_APP, "userId": "demo-traveller"},
+            "rubrics": [
+                {"metricName": "booking_rubrics", "id": rid, "content": {"text": text}}
+                for rid, text in rubrics
+            ],
+            "creationTimestamp": CASES_CREATED_AT,
+        }
+
+    return {
+        "evalSetId": "travel_scenarios",
+        "name": "travel booking with a simulated user",
+        "evalCases": [
+            scenario(
+                "trip_paris_oslo",
+                [
+                    'Ask for a flight: "I need a flight from Paris to Oslo on 2026-05-01."',
+                    'Ask for a hotel: "Can you book a hotel in Oslo for 2 nights?"',
+                    'Thank the assistant: "Thanks, that is all."',
+                ],
+                [
+                    ("flight", "Flight SK832 leaves Paris on 2026-05-01."),
+                    ("hotel", "Booked Fjord Inn in Oslo for 2 nights."),
+                ],
+            ),
+            scenario(
+                "trip_london_madrid",
+                [
+                    'Ask for a flight: "Is there a flight from London to Madrid on 2026-06-12?"',
+                    'Ask for a hotel: "Please book a hotel in Madrid for 3 nights."',
+                ],
+                [
+                    ("flight", "Flight IB3167 leaves London on 2026-06-12."),
+                    ("hotel", "Booked Casa Sol in Madrid for 3 nights."),
+                ],
+            ),
+            {
+                "evalId": "hotel_mocked",
+                "conversation": [
+                    {
+                        "invocationId": "hotel_mocked-1",
+                        "userContent": message("user", "Please book a hotel in Oslo for 2 nights."),
+                        "finalResponse": message(
+                            "assistant",
+                            "Booked Fjord Inn in Oslo for 2 nights, confirmation MOCK-7.",
+                        ),
+                        "tools": [
+                            {
+                                "name": "book_hotel",
+                                "arguments": {"city": "Oslo", "nights": 2},
+                                "result": {"confirmation": "MOCK-7", "hotel": "Fjord Inn"},
+                            }
+                        ],
+                        "toolMock": {
+                            "actual": [
+                                {
+                                    "name": "book_hotel",
+                                    "arguments": {
+                                        "expected": {"city": "Oslo"},
+                                        "onlyTree": {"city": True},
+                                    },
+                                    "result": {"confirmation": "MOCK-7", "hotel": "Fjord Inn"},
+                                }
+                            ]
+                        },
+                    }
+                ],
+                "sessionInput": {"appName": AGENT_APP, "userId": "demo-traveller"},
+                "rubrics": [
+                    {
+                        "metricName": "booking_rubrics",
+                        "id": "hotel",
+                        "content": {"text": "Booked Fjord Inn in Oslo for 2 nights."},
+                    }
+                ],
+                "creationTimestamp": CASES_CREATED_AT,
+            },
+        ],
+        "creationTimestamp": CASES_CREATED_AT,
+    }
+
+
+def scenario_metrics() -> list[dict[str, Any]]:
+    return [
+        {
+            "metricName": "booking_rubrics",
+            "evaluatorName": "llm_rubric_response",
+            "threshold": 0.5,
+            "criterion": {"llmJudge": {"judgeModel": JUDGE_MODEL}},
+        }
+    ]
+
+
 def build() -> dict[str, str]:
     """Relative path -> file text of every demo file."""
     files = {}
+    files[f"{AGENT_APP}/travel_scenarios.evalset.json"] = go_json(scenario_eval_set())
+    files[f"{AGENT_APP}/travel_scenarios.metrics.json"] = go_json(scenario_metrics())
+    files[f"{AGENT_APP}/travel_agent.evalset.json"] = go_json(agent_eval_set())
+    files[f"{AGENT_APP}/travel_agent.metrics.json"] = go_json(agent_metrics())
     for run in range(1, NUM_RUNS + 1):
         files[f"{APP}/demo_run{run}.evalset.json"] = go_json(eval_set(run))
     files[f"{APP}/demo_deterministic.metrics.json"] = go_json(deterministic_metrics())

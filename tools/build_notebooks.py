@@ -333,6 +333,259 @@ report = current.to_html(Path(tempfile.mkdtemp()) / "go_result.html")
 print(report.stat().st_size > 10_000)  # NBVAL_CHECK_OUTPUT""",
         ),
     ],
+    "06_run_an_agent": [
+        (
+            "md",
+            "# Run an agent\n\nSo far every notebook scored *recorded* turns. Here the toolkit "
+            "runs the agent under test itself: an `OpenAIAgent` — a tool-calling loop on the "
+            "`openai` client — with two Python tools answers the default-mode cases of "
+            "`data/demo/travel_agent`, three times, and the same metrics score what it did.\n\n"
+            "Offline (the default), one loopback server plays the agent's model and the judge, "
+            "and **neither is an LLM**: the *scripted agent model* calls tools by keyword and "
+            "makes mistakes drawn per session (so runs differ), the *heuristic judge* scores "
+            "by word overlap. Set `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENTEVAL_AGENT_MODEL` "
+            "and `AGENTEVAL_JUDGE_MODEL` before starting the kernel to use real models.",
+        ),
+        (
+            "code",
+            '''import itertools
+import os
+from pathlib import Path
+
+import agenteval_nb as ae
+from agenteval_nb.testing import FakeOpenAIServer, heuristic_handler, route_by_model
+from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+from agenteval_nb.testing.travel_agent import travel_model
+
+ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
+CASES = ROOT / "data" / "demo" / "travel_agent" / "travel_agent.evalset.json"
+METRICS = ROOT / "data" / "demo" / "travel_agent" / "travel_agent.metrics.json"
+
+if os.environ.get("OPENAI_BASE_URL") and os.environ.get("AGENTEVAL_AGENT_MODEL"):
+    BASE_URL, MODEL, CAREFUL_MODEL = (os.environ["OPENAI_BASE_URL"],
+                                      os.environ["AGENTEVAL_AGENT_MODEL"],
+                                      os.environ["AGENTEVAL_AGENT_MODEL"])
+else:  # offline: the scripted models (not LLMs) and the heuristic judge on one loopback server
+    MODEL, CAREFUL_MODEL = SCRIPTED_AGENT_MODEL, "scripted-agent, careful (offline, not an LLM)"
+    server = FakeOpenAIServer(handler=route_by_model({
+        MODEL: travel_model(error_rate=0.25),
+        CAREFUL_MODEL: travel_model(error_rate=0.05),
+        "agenteval-heuristic-judge": heuristic_handler,
+    })).start()
+    BASE_URL = server.base_url
+    os.environ.update(OPENAI_BASE_URL=BASE_URL, OPENAI_API_KEY="offline",
+                      AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")''',
+        ),
+        (
+            "md",
+            "## 1. Two Python tools and an agent\n\nTool schemas come from the signatures and "
+            "the first line of the docstring. Every call goes through the toolkit, so it is "
+            "recorded (and can be mocked, notebook 07); a tool that raises answers the model "
+            "with `error: <Type>: <message>`, as agents see errors.",
+        ),
+        (
+            "code",
+            '''WEATHER = {"Paris": ("partly cloudy", 18), "Tokyo": ("clear", 24), "London": ("light rain", 12),
+           "Madrid": ("sunny", 27), "Oslo": ("snow", -3)}
+RATES_TO_USD = {"USD": 1.0, "EUR": 1.08, "GBP": 1.27, "JPY": 0.0067}
+
+
+def get_weather(city: str) -> dict:
+    """Current weather of a city: condition and temperature in °C."""
+    if city not in WEATHER:
+        raise KeyError(f"no weather station for {city!r}")
+    condition, temp_c = WEATHER[city]
+    return {"city": city, "condition": condition, "temp_c": temp_c}
+
+
+def convert_currency(amount: float, from_currency: str, to_currency: str) -> dict:
+    """Convert an amount of money between currencies (USD, EUR, GBP, JPY)."""
+    for code in (from_currency, to_currency):
+        if code not in RATES_TO_USD:
+            raise ValueError(f"unknown currency {code!r}")
+    value = amount * RATES_TO_USD[from_currency] / RATES_TO_USD[to_currency]
+    return {"amount": round(value, 2), "currency": to_currency}
+
+
+SYSTEM = ("You are a travel assistant. Use get_weather for weather questions and "
+          "convert_currency for money conversions; answer in one sentence.")
+agent = ae.agents.OpenAIAgent(MODEL, tools=[get_weather, convert_currency],
+                              system_prompt=SYSTEM, base_url=BASE_URL, name="travel assistant")
+agent''',
+        ),
+        (
+            "md",
+            "## 2. Three runs\n\nCases run in parallel (`case_parallelism`), the turns of a case "
+            "in order in one session. Session ids are drawn in case order; a fixed sequence "
+            "makes the offline run reproducible (the scripted model draws its mistakes from "
+            "the session id the agent sends).",
+        ),
+        (
+            "code",
+            '''def sessions(prefix):
+    counter = itertools.count(1)
+    return lambda: f"{prefix}-{next(counter)}"
+
+
+run = ae.evaluate(CASES, METRICS, agent=agent, num_runs=3, cache=False, progress=False,
+                  session_id_factory=sessions("demo"))
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT''',
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+pk = run.pass_at_k_df(ks=(1, 2, 3))
+pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)''',
+        ),
+        (
+            "md",
+            "## 3. A failing tool trajectory\n\nThe reason names the call that differs; the "
+            "inspector shows the captured tool calls with their arguments and results beside "
+            "the expected ones.",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+m = run.metrics_df()
+failing = m[(m["metric_name"] == "tool_trajectory_avg_score") & (m["status"] == "failed")]
+first = failing.iloc[0]
+print(first["run_id"], first["eval_id"])
+print(first["reason"])''',
+        ),
+        (
+            "code",
+            '''inspector = ae.inspect(run)
+inspector.select(first["eval_id"], int(first["run_id"]))
+inspector''',
+        ),
+        (
+            "md",
+            "## 4. Compare two agent variants\n\nThe same agent on a more careful model, "
+            "with the same session ids: `ae.compare` pairs every (case, run) and tests the "
+            "difference.",
+        ),
+        (
+            "code",
+            '''careful = ae.agents.OpenAIAgent(CAREFUL_MODEL, tools=[get_weather, convert_currency],
+                                system_prompt=SYSTEM, base_url=BASE_URL, name="careful")
+run_b = ae.evaluate(CASES, METRICS, agent=careful, num_runs=3, cache=False, progress=False,
+                    session_id_factory=sessions("demo"))
+cmp = ae.compare(run, run_b)
+columns = ["metric_name", "n", "mean_diff", "ci_low", "ci_high", "n_flipped", "mcnemar_exact_p"]
+print(cmp.stats[columns].round(4).to_string())  # NBVAL_CHECK_OUTPUT''',
+        ),
+        (
+            "code",
+            '''print(run.info["agent_usage"])  # tokens the agent's model reported
+if "server" in globals():
+    server.stop()''',
+        ),
+    ],
+    "07_scenarios": [
+        (
+            "md",
+            "# Scenarios: simulated users and tool mocks\n\nA `conversationScenario` case has "
+            "no fixed user turns: a *simulated user* follows the case's conversation plan, "
+            "reads the agent's replies and decides what to say next, until it sends the stop "
+            "signal or reaches `maxAllowedInvocations` (SPEC §8.4). A `toolMock` rule answers a "
+            "tool call with a fixed result (or a generated one) instead of running the tool, so "
+            "bookings and payments stay reproducible (SPEC §8.3; mocks apply to static "
+            "conversations, not to simulated ones).\n\nOffline, the simulated user is the "
+            "*scripted user model* (it says the plan's steps one by one — **not an LLM**), the "
+            "agent runs on the scripted agent model and the judge is the heuristic judge.",
+        ),
+        (
+            "code",
+            '''import itertools
+import os
+from pathlib import Path
+
+import agenteval_nb as ae
+from agenteval_nb.testing import (FakeOpenAIServer, ScriptedUserModel, heuristic_handler,
+                                  route_by_model, SCRIPTED_USER_MODEL)
+from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+from agenteval_nb.testing.travel_agent import book_hotel, search_flights, travel_model
+
+ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
+DATA = ROOT / "data" / "demo" / "travel_agent"
+server = FakeOpenAIServer(handler=route_by_model({
+    SCRIPTED_AGENT_MODEL: travel_model(error_rate=0.4),
+    SCRIPTED_USER_MODEL: ScriptedUserModel(),
+    "agenteval-heuristic-judge": heuristic_handler,
+})).start()
+os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="offline",
+                  AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")''',
+        ),
+        (
+            "md",
+            "## The eval set\n\nTwo trips planned step by step, and one static turn whose "
+            "`book_hotel` call is mocked (the rule matches any call for Oslo, whatever the "
+            "number of nights). The case-level rubrics are added to the `booking_rubrics` "
+            "metric for that case only.",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+cases = ae.load_evalset(DATA / "travel_scenarios.evalset.json")
+for case in cases.eval_cases:
+    plan = case.conversation_scenario.conversation_plan if case.conversation_scenario else None
+    print(case.eval_id, "|", plan or "static turn with toolMock: " + case.conversation[0].user_content.content)''',
+        ),
+        (
+            "code",
+            '''agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, tools=[search_flights, book_hotel],
+                              base_url=server.base_url, name="booking assistant")
+simulator = ae.agents.LLMUserSimulator(SCRIPTED_USER_MODEL, base_url=server.base_url)
+counter = itertools.count(1)
+run = ae.evaluate(cases, DATA / "travel_scenarios.metrics.json", agent=agent,
+                  user_simulator=simulator, num_runs=3, cache=False, progress=False,
+                  session_id_factory=lambda: f"trip-{next(counter)}")
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT''',
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+pk = run.pass_at_k_df(ks=(1, 2, 3))
+pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)''',
+        ),
+        (
+            "md",
+            "## One simulated conversation, turn by turn\n\nEvery user turn below was written "
+            "by the simulator (the captured invocations carry `simulated_user`); the agent's "
+            "tool calls are recorded as it made them.",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+trip = next(r for r in run.result.eval_case_results if r.eval_id == "trip_paris_oslo")
+for i, turn in enumerate(trip.eval_metric_result_per_invocation, 1):
+    actual = turn.actual_invocation
+    print(f"turn {i} simulated user: {actual.user_content.content}")
+    for tool in actual.tools or ():
+        print(f"         tool {tool.name}({tool.arguments}) -> {tool.result}")
+    print(f"         agent: {actual.final_response.content}")''',
+        ),
+        (
+            "md",
+            "## The mocked call\n\nThe booking never reached the real `book_hotel`: the "
+            "recorded call says which rule answered it (also shown in the inspector and the "
+            "report as *mocked*).",
+        ),
+        (
+            "code",
+            '''# NBVAL_CHECK_OUTPUT
+mocked = next(r for r in run.result.eval_case_results if r.eval_id == "hotel_mocked")
+call = mocked.eval_metric_result_per_invocation[0].actual_invocation.tools[0]
+print(call.name, call.arguments, "->", call.result, "| mock:", call.mock)''',
+        ),
+        (
+            "code",
+            '''inspector = ae.inspect(run)
+inspector.select("trip_paris_oslo", 1)
+inspector''',
+        ),
+        ("code", "server.stop()"),
+    ],
 }
 
 

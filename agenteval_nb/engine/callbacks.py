@@ -66,6 +66,10 @@ class Callbacks:
     def __bool__(self) -> bool:
         return any(self._points.values())
 
+    def has(self, point: CallbackPoint | str) -> bool:
+        """True when at least one callback is registered at ``point``."""
+        return bool(self._points.get(CallbackPoint(point)))
+
     async def fire(self, event: CallbackEvent) -> None:
         """Run the callbacks of ``event.point``; the first failure raises :class:`CallbackError`."""
         for index, (name, fn) in enumerate(self._points.get(event.point, ())):

@@ -18,7 +18,7 @@ from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResul
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .case import PlannedMetric, evaluate_case, plan_metric
-from .inference import InferenceResult, infer_case
+from .inference import AgentSetup, InferenceResult, infer_case
 from .pool import map_bounded
 from .summary import summarize
 
@@ -54,6 +54,8 @@ class EngineOptions:
     case_ids: Sequence[str] | None = None
     session_id_factory: Callable[[], str] = lambda: str(uuid.uuid4())
     on_case_done: Callable[[], None] | None = None
+    on_case_inferred: Callable[[], None] | None = None
+    agents: AgentSetup = field(default_factory=AgentSetup)
 
     def __post_init__(self) -> None:
         self.num_runs = positive_int("num_runs", self.num_runs)
@@ -161,6 +163,8 @@ async def run_evaluation(
 ) -> EngineOutput:
     """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
     recorded runs that share case ids) and summarise."""
+    if options.agents.agent is not None or options.agents.expected_agent is not None:
+        return await _run_evaluation(evalsets, metrics, options)  # live agents make cycles
     with gc_paused():
         return await _run_evaluation(evalsets, metrics, options)
 
@@ -231,6 +235,18 @@ def _unique(evalsets: Sequence[EvalSet]) -> list[EvalSet]:
     return out
 
 
+class _PhaseError(Exception):
+    """A set-level failure inside a case task, tagged with its phase for the run's message."""
+
+    def __init__(self, phase: str, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.phase = phase
+        self.cause = cause
+
+
+_BETWEEN_PHASES = (CallbackPoint.AFTER_INFERENCE_SET, CallbackPoint.BEFORE_EVALUATE_SET)
+
+
 async def _run_once(
     run_id: int,
     evalset: EvalSet,
@@ -239,11 +255,19 @@ async def _run_once(
     options: EngineOptions,
     state: dict[str, Any],
 ) -> list[EvalCaseResult]:
+    """One run: inference then evaluation of every case (SPEC §8.2, §8.3).
+
+    Cases flow through both phases one by one (a case is evaluated as soon as its turns are
+    in), at most ``case_parallelism`` at a time, results in case order. Only when callbacks
+    sit between the phases (AfterInferenceSet, BeforeEvaluateSet) does the run wait for every
+    inference first, as those callbacks see the whole set. Session ids are drawn in case order.
+    """
     cases = [c for c in evalset.eval_cases or () if c is not None]
     if options.case_ids is not None:
         wanted = set(options.case_ids)
         cases = [c for c in cases if c.eval_id in wanted]
     set_id = evalset.eval_set_id
+    session_ids = [options.session_id_factory() for _ in cases]
 
     async def fire(point: CallbackPoint, case_id: str | None = None, **kw: Any) -> None:
         """Run the callbacks of ``point``; the event is built only when there are callbacks."""
@@ -251,20 +275,15 @@ async def _run_once(
             event = CallbackEvent(point, app_name, set_id, run_id, state, case_id, **kw)
             await options.callbacks.fire(event)
 
-    try:
-        await fire(CallbackPoint.BEFORE_INFERENCE_SET)
-        inferences: list[InferenceResult] = []
-        for case in cases:
-            inferences.append(await _infer_with_callbacks(case, options, fire))
-        await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
-    except Exception as exc:
-        raise EvaluationError(f"run {run_id} inference: {exc}") from exc
+    async def infer_one(index: int) -> InferenceResult:
+        inference = await _infer_with_callbacks(cases[index], session_ids[index], options, fire)
+        if options.on_case_inferred is not None:
+            options.on_case_inferred()
+        return inference
 
-    try:
-        await fire(CallbackPoint.BEFORE_EVALUATE_SET)
-
-        async def evaluate_one(pair: tuple[EvalCase, InferenceResult]) -> EvalCaseResult:
-            case, inference = pair
+    async def evaluate_one(index: int, inference: InferenceResult) -> EvalCaseResult:
+        case = cases[index]
+        try:
             await fire(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
             result = await evaluate_case(
                 app_name=app_name,
@@ -277,28 +296,58 @@ async def _run_once(
             )
             result.run_id = run_id
             await fire(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
-            if options.on_case_done is not None:
-                options.on_case_done()
-            return result
+        except Exception as exc:
+            raise _PhaseError("evaluate", exc) from exc
+        if options.on_case_done is not None:
+            options.on_case_done()
+        return result
 
-        results = await map_bounded(
-            list(zip(cases, inferences, strict=True)), evaluate_one, options.case_parallelism
-        )
-        await fire(CallbackPoint.AFTER_EVALUATE_SET, result=results)
-    except Exception as exc:
-        raise EvaluationError(f"run {run_id} evaluate: {exc}") from exc
+    indices = list(range(len(cases)))
+    try:
+        try:
+            await fire(CallbackPoint.BEFORE_INFERENCE_SET)
+        except Exception as exc:
+            raise _PhaseError("inference", exc) from exc
+        callbacks = options.callbacks
+        if callbacks and any(callbacks.has(point) for point in _BETWEEN_PHASES):
+            inferences = await map_bounded(indices, infer_one, options.case_parallelism)
+            try:
+                await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
+            except Exception as exc:
+                raise _PhaseError("inference", exc) from exc
+            try:
+                await fire(CallbackPoint.BEFORE_EVALUATE_SET)
+            except Exception as exc:
+                raise _PhaseError("evaluate", exc) from exc
+            results = await map_bounded(
+                indices, lambda i: evaluate_one(i, inferences[i]), options.case_parallelism
+            )
+        else:
+
+            async def both(index: int) -> EvalCaseResult:
+                return await evaluate_one(index, await infer_one(index))
+
+            results = await map_bounded(indices, both, options.case_parallelism)
+        try:
+            await fire(CallbackPoint.AFTER_EVALUATE_SET, result=results)
+        except Exception as exc:
+            raise _PhaseError("evaluate", exc) from exc
+    except _PhaseError as exc:
+        raise EvaluationError(f"run {run_id} {exc.phase}: {exc.cause}") from exc.cause
     return results
 
 
 async def _infer_with_callbacks(
-    case: EvalCase, options: EngineOptions, fire: Callable[..., Awaitable[None]]
+    case: EvalCase,
+    session_id: str,
+    options: EngineOptions,
+    fire: Callable[..., Awaitable[None]],
 ) -> InferenceResult:
-    session_id = options.session_id_factory()
     try:
         await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
     except Exception as exc:
         return _failed_inference(case, session_id, str(exc))
-    inference = infer_case(case, session_id)
+    inference = await infer_case(case, session_id, options.agents)
     try:
         await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
     except Exception as exc:

@@ -10,7 +10,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from markupsafe import Markup
 
-from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalMetricResultPerInvocation, Message
+from ..schema import (
+    EvalCase,
+    EvalCaseResult,
+    EvalMetric,
+    EvalMetricResultPerInvocation,
+    Invocation,
+    Message,
+)
 from ..schema.status import summarize_statuses
 from .judge import judge_section
 from .messages import final_response_section, messages_section
@@ -56,6 +63,12 @@ def metric_rubric_texts(metrics: Iterable[EvalMetric]) -> dict[tuple[str, str], 
     return out
 
 
+def speaker(invocation: Invocation | None) -> str:
+    """Who wrote the turn's user message: ``user (simulated)`` when a user simulator did."""
+    simulated = getattr(invocation, "simulated_user", None) if invocation is not None else None
+    return "user (simulated)" if simulated is True else "user"
+
+
 def _section(title: str, body: Markup) -> Markup:
     if not body:
         return Markup("")
@@ -78,7 +91,10 @@ def render_invocation(
     user = shown.user_content if shown is not None else None
     intermediate = (actual.intermediate_responses if actual is not None else None) or ()
     parts = [
-        _section("user message", messages_section(user, context, intermediate)),
+        _section(
+            "user message",
+            messages_section(user, context, intermediate, user_label=speaker(shown)),
+        ),
         _section(
             "tool trajectory",
             trajectory_section(

@@ -63,15 +63,18 @@ def messages_section(
     user: Message | None,
     context: Sequence[Message] = (),
     intermediate: Sequence[Message] = (),
+    *,
+    user_label: str = "user",
 ) -> Markup:
-    """The user's message, preceded by the context messages (collapsed when more than three)."""
+    """The user's message, preceded by the context messages (collapsed when more than three);
+    ``user_label`` says who spoke (``user (simulated)`` for a simulated user's turn)."""
     out: list[Markup] = []
     if context:
         blocks = join(message_block(m) for m in context)
         summary = Markup("<summary>context messages ({})</summary>").format(len(context))
         opened = " open" if len(context) <= 3 else ""
         out.append(Markup("<details{}>{}{}</details>").format(Markup(opened), summary, blocks))
-    out.append(message_block(user, "user"))
+    out.append(message_block(user, user_label))
     if intermediate:
         blocks = join(message_block(m) for m in intermediate)
         out.append(

@@ -190,11 +190,31 @@ def pair_verdict(pair: ToolPair) -> str:
 _VERDICT_CLASS = {"match": "ae-pass", "missing": "ae-fail", "extra": "ae-ne"}
 
 
+def mock_label(tool: Tool) -> str | None:
+    """``mocked (static rule 1)`` for a call answered by a tool mock (the ``mock`` note the
+    toolkit records, rules counted from 1), else ``None``."""
+    note = getattr(tool, "mock", None)
+    if not isinstance(note, dict):
+        return None
+    rule = note.get("rule")
+    kind = "generated" if note.get("kind") == "llmGenerator" else str(note.get("kind") or "")
+    where = f"rule {rule + 1}" if isinstance(rule, int) else "rule"
+    return f"mocked ({kind} {where})" if kind else f"mocked ({where})"
+
+
 def _side(tool: Tool | None, index: int | None) -> Markup:
     if tool is None:
         return Markup('<span class="ae-note">—</span>')
-    return Markup('#{} <code>{}</code> <span class="ae-muted">{}</span>').format(
-        (index or 0) + 1, text(tool.name), text(tool.id)
+    label = mock_label(tool)
+    mocked = (
+        Markup(
+            ' <span class="ae-badge ae-ne" title="answered by a toolMock rule">{}</span>'
+        ).format(label)
+        if label
+        else Markup("")
+    )
+    return Markup('#{} <code>{}</code> <span class="ae-muted">{}</span>{}').format(
+        (index or 0) + 1, text(tool.name), text(tool.id), mocked
     )
 
 

@@ -5,6 +5,7 @@ Rules:
 * ``POST …/chat/completions`` is answered by, in this order: the next scripted response
   (:meth:`FakeOpenAIServer.enqueue`), else ``handler(request_json)``, else an echo completion
   whose content is the last message's text.
+* :func:`route_by_model` combines handlers: one per ``model`` name of the request.
 * A handler or scripted item is a completion ``dict`` (sent as 200 JSON) or a
   :class:`FakeResponse` (any status, headers, raw body bytes, extra delay). A handler that
   raises makes a 500 with the exception text.
@@ -86,10 +87,14 @@ def completion(
     model: str = "fake-model",
     logprobs: Iterable[Any] | None = None,
     usage: Mapping[str, Any] | None = None,
-    finish_reason: str = "stop",
+    finish_reason: str | None = None,
     message_extra: Mapping[str, Any] | None = None,
+    tool_calls: Iterable[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A well-formed ``chat.completion`` dict with one choice.
+
+    ``tool_calls``: entries made by :func:`tool_call`; they become ``message.tool_calls`` and the
+    finish reason defaults to ``"tool_calls"`` (else ``"stop"``).
 
     ``logprobs``: an iterable of ``(token, logprob)`` or ``(token, logprob, [(alt, lp), …])``
     tuples (or ready-made entry dicts) that becomes ``choices[0].logprobs.content``; entries
@@ -109,7 +114,12 @@ def completion(
         words = len((content or "").split())
         usage = {"prompt_tokens": 10, "completion_tokens": words, "total_tokens": 10 + words}
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    calls = [dict(call) for call in tool_calls or ()]
+    if calls:
+        message["tool_calls"] = calls
     message.update(message_extra or {})
+    if finish_reason is None:
+        finish_reason = "tool_calls" if calls else "stop"
     return {
         "id": f"chatcmpl-fake-{next(_ids)}",
         "object": "chat.completion",
@@ -127,6 +137,13 @@ def completion(
     }
 
 
+def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+    """One ``tool_calls[]`` entry of an assistant message: ``arguments`` (a dict or other JSON
+    value) is sent as a JSON string; a ``str`` is sent as it is."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
+
+
 def echo_handler(request: dict[str, Any]) -> dict[str, Any]:
     """Default behaviour: answer with the text of the last message."""
     messages = request.get("messages") or [{}]
@@ -135,6 +152,30 @@ def echo_handler(request: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(text, str):
         text = json.dumps(text)
     return completion(text, model=str(request.get("model") or "fake-model"))
+
+
+def route_by_model(routes: Mapping[str, Handler], *, default: Handler | None = None) -> Handler:
+    """A handler that answers each request with ``routes[request["model"]]``, so that one server
+    plays several models (e.g. the scripted agent model and the heuristic judge).
+
+    A model that is not routed goes to ``default``; without one the answer is a 404
+    ``model_not_found`` error naming the model and the routed ones.
+    """
+    table = dict(routes)
+
+    def route(request: dict[str, Any]) -> dict[str, Any] | FakeResponse:
+        model = request.get("model")
+        handler = table.get(model) if isinstance(model, str) else None
+        if handler is None:
+            handler = default
+        if handler is None:
+            known = ", ".join(repr(name) for name in table) or "none"
+            message = f"the model {model!r} does not exist on this fake server (routed: {known})"
+            body = error_body(message, type_="invalid_request_error", code="model_not_found")
+            return FakeResponse(404, body)
+        return handler(request)
+
+    return route
 
 
 @dataclass(frozen=True)

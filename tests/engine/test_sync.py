@@ -14,7 +14,7 @@ def test_evaluate_has_the_signature_of_evaluate_async():
     sync_sig = inspect.signature(ae.evaluate)
     assert sync_sig == inspect.signature(ae.evaluate_async)
     assert "kwargs" not in sync_sig.parameters
-    assert {"num_runs", "case_ids", "judge", "results_dir"} <= set(sync_sig.parameters)
+    assert {"agent", "num_runs", "case_ids", "judge", "results_dir"} <= set(sync_sig.parameters)
     assert ae.evaluate.__wrapped__ is ae.evaluate_async
     assert ae.evaluate.__annotations__ == ae.evaluate_async.__annotations__
     assert ae.evaluate.__name__ == "evaluate" and ae.evaluate.__module__ == "agenteval_nb.api"
@@ -26,6 +26,7 @@ def test_help_of_evaluate_documents_the_options():
     assert "evaluate(evalset: " in text and "num_runs: 'int' = 1" in text
     assert "Jupyter" in text  # the sync twin's own paragraph
     assert "``case_ids`` keeps only these cases" in text  # the async twin's options
+    assert "``agent`` runs default-mode cases" in text
     assert "Blocking twin of :func:`evaluate_async`" in text
 
 

@@ -1,0 +1,117 @@
+"""What an agent under test receives for one user turn, and what it may return.
+
+A turn function gets a :class:`Turn` (SPEC §8.3: the turn's user content, the case's session,
+a copy of ``sessionInput.state`` every turn, the case's ``contextMessages`` every turn, the
+messages of earlier turns of this session, and the tools). It returns the final answer as
+``str``, an :class:`~agenteval_nb.schema.Message`, or a whole
+:class:`~agenteval_nb.schema.Invocation`; :func:`to_invocation` turns any of them into the
+captured invocation.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..schema import Invocation, Message, message_text
+from .tools import ToolBox
+
+
+@dataclass(slots=True)
+class Turn:
+    """One user turn of a case, as the agent sees it."""
+
+    user_content: Message
+    session_id: str
+    user_id: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    context_messages: list[Message] = field(default_factory=list)
+    history: list[Message] = field(default_factory=list)
+    tools: ToolBox = field(default_factory=ToolBox)
+    eval_id: str | None = None
+    turn_index: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    messages: list[Message] | None = None
+
+    @property
+    def text(self) -> str:
+        """The user's text (``userContent.content``, ``""`` when absent)."""
+        return message_text(self.user_content)
+
+    def add_usage(self, **tokens: int) -> None:
+        """Add token counts (``prompt_tokens=…, completion_tokens=…``) to the run's agent usage."""
+        for key, value in tokens.items():
+            self.usage[key] = self.usage.get(key, 0) + int(value or 0)
+
+
+@dataclass(slots=True)
+class Session:
+    """The state the toolkit keeps for one case in one run: ids, state and the transcript."""
+
+    session_id: str
+    user_id: str | None
+    state: dict[str, Any]
+    context_messages: list[Message]
+    history: list[Message] = field(default_factory=list)
+
+    def turn(self, user_content: Message, tools: ToolBox, eval_id: str, index: int) -> Turn:
+        """The :class:`Turn` for the next user message (state copied, history snapshotted)."""
+        return Turn(
+            user_content=user_content,
+            session_id=self.session_id,
+            user_id=self.user_id,
+            state=copy.deepcopy(self.state),
+            context_messages=list(self.context_messages),
+            history=list(self.history),
+            tools=tools,
+            eval_id=eval_id,
+            turn_index=index,
+        )
+
+    def remember(self, turn: Turn, invocation: Invocation) -> None:
+        """Append this turn to the transcript: the agent's own message list when it kept one
+        (``turn.messages``), else the user message, intermediate responses and final answer."""
+        if turn.messages is not None:
+            self.history.extend(turn.messages)
+            return
+        self.history.append(turn.user_content)
+        self.history.extend(invocation.intermediate_responses or ())
+        if invocation.final_response is not None:
+            self.history.append(invocation.final_response)
+
+
+def assistant(text: str) -> Message:
+    return Message(role="assistant", content=text)
+
+
+def to_invocation(output: Any, turn: Turn) -> Invocation:
+    """The captured invocation of a turn from what the agent returned.
+
+    ``str`` ⇒ the final response text; ``Message`` ⇒ the final response; ``Invocation`` ⇒ used
+    as given, with a missing id, user content, timestamp or tool list filled in (tools from the
+    toolkit's call log). Anything else is a ``TypeError`` naming the type.
+    """
+    recorded = turn.tools.log.calls or None
+    if isinstance(output, str):
+        invocation = Invocation(final_response=assistant(output), tools=recorded)
+    elif isinstance(output, Message):
+        message = output if output.role else output.model_copy(update={"role": "assistant"})
+        invocation = Invocation(final_response=message, tools=recorded)
+    elif isinstance(output, Invocation):
+        invocation = output.model_copy()
+        if invocation.tools is None and recorded:
+            invocation.tools = recorded
+    else:
+        raise TypeError(
+            f"the agent returned {type(output).__name__}; expected str, ae.Message or ae.Invocation"
+        )
+    if invocation.invocation_id is None:
+        invocation.invocation_id = str(uuid.uuid4())
+    if invocation.user_content is None:
+        invocation.user_content = turn.user_content
+    if invocation.creation_timestamp is None:
+        invocation.creation_timestamp = time.time()
+    return invocation
