@@ -1,6 +1,13 @@
 """Agents under test: the agent protocol, Python-function agents, the OpenAI tool-calling agent,
 tools (recorded, mockable), tool mocks, simulated users and the recorder (live turns → eval
-set)."""
+set).
+
+``OpenAIAgentsSDKAgent`` (an openai-agents SDK agent under test) is imported on first use, so
+this package imports without the optional SDK.
+"""
+
+from importlib import import_module
+from typing import Any
 
 from .base import Agent, AgentOutput, FunctionAgent, as_agent
 from .openai_agent import AgentModelError, OpenAIAgent
@@ -26,3 +33,11 @@ __all__ = [
     "Turn",
     "as_agent",
 ]
+
+_LAZY = {"OpenAIAgentsSDKAgent": ".openai_agents_adapter"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -177,10 +177,9 @@ class ToolCalls:
     calls: list[Tool] = field(default_factory=list)
 
     def add(self, call_id: str, name: str, arguments: Any, result: Any, mock: Any = None) -> None:
-        tool = Tool(id=call_id, name=name, arguments=arguments, result=result)
-        if mock is not None:
-            tool.mock = mock  # an extra wire key: Go readers ignore it
-        self.calls.append(tool)
+        self.calls.append(
+            Tool(id=call_id, name=name, arguments=arguments, result=result, mock=mock)
+        )
 
 
 class ToolBox:

@@ -224,7 +224,7 @@ async def simulate(
         invocation = await _run_turn(agent, session, message, tools, case, index, setup)
         if invocation.final_response is None:
             raise InferenceError(f"turn {index + 1}: target final response is nil")
-        invocation.simulated_user = True  # an extra wire key: who spoke
+        invocation.simulated_user = True
         captured.append(invocation)
         last_reply = message_text(invocation.final_response)
     if not captured:

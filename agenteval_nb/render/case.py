@@ -65,8 +65,8 @@ def metric_rubric_texts(metrics: Iterable[EvalMetric]) -> dict[tuple[str, str], 
 
 def speaker(invocation: Invocation | None) -> str:
     """Who wrote the turn's user message: ``user (simulated)`` when a user simulator did."""
-    simulated = getattr(invocation, "simulated_user", None) if invocation is not None else None
-    return "user (simulated)" if simulated is True else "user"
+    simulated = invocation is not None and invocation.simulated_user is True
+    return "user (simulated)" if simulated else "user"
 
 
 def _section(title: str, body: Markup) -> Markup:

@@ -193,7 +193,7 @@ _VERDICT_CLASS = {"match": "ae-pass", "missing": "ae-fail", "extra": "ae-ne"}
 def mock_label(tool: Tool) -> str | None:
     """``mocked (static rule 1)`` for a call answered by a tool mock (the ``mock`` note the
     toolkit records, rules counted from 1), else ``None``."""
-    note = getattr(tool, "mock", None)
+    note = tool.mock
     if not isinstance(note, dict):
         return None
     rule = note.get("rule")

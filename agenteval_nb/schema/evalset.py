@@ -19,12 +19,18 @@ EpochTime = float
 
 
 class Tool(WireModel):
-    """A tool call with its decoded ``arguments`` and ``result`` (any JSON)."""
+    """A tool call with its decoded ``arguments`` and ``result`` (any JSON).
+
+    ``mock`` (agenteval_nb only; Go readers ignore it): set on calls that a ``toolMock`` rule
+    answered during inference — ``{"side": "actual"|"expected", "rule": <0-based index>,
+    "kind": "static"|"llmGenerator"}``.
+    """
 
     id: str | None = None
     name: str | None = None
     arguments: Any = None
     result: Any = None
+    mock: dict[str, Any] | None = None
 
 
 class ArgumentsMatch(WireModel):
@@ -69,6 +75,9 @@ class Invocation(WireModel):
     intermediate_responses: list[Message] | None = None
     creation_timestamp: EpochTime | None = None
     execution_trace: Trace | None = None
+    simulated_user: bool | None = None
+    """agenteval_nb only (Go readers ignore it): ``true`` when a user simulator wrote
+    ``userContent`` (``conversationScenario`` cases)."""
 
 
 class SessionInput(WireModel):

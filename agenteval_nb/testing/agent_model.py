@@ -22,8 +22,9 @@ message; the *user text* is that message's content, text parts joined):
    ``finish_reason: "tool_calls"``. Call ids are ``call_<n>``, ``n`` counting the tool calls of
    the whole conversation from 1, so equal requests get equal ids.
 3. Else, when the turn has tool results, the final answer: one sentence per result, in call
-   order. A result is the tool message's content, decoded as JSON (or as a Python literal, the
-   ``str()`` of a dict that some SDKs send) when it is one. An *error* result (text starting
+   order. A result is the tool message's content, decoded as JSON (or as the ``str()`` of a
+   Python dict or list, which some SDKs send: single quotes and ``True``/``False``/``None``
+   rewritten, never evaluated) when it is one. An *error* result (text starting
    with ``error:`` — the toolkit's form — or ``An error occurred``, the openai-agents form) gives
    ``"Sorry, I could not complete <tool>: <text>."``; otherwise the rule's ``answer`` template,
    formatted with ``result``, ``arguments`` (the call's decoded arguments) and ``tool``
@@ -57,7 +58,6 @@ the answer's content and tool-call arguments.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import re
@@ -162,16 +162,35 @@ def _text(content: Any) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
+_PY_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\b(?:True|False|None)\b")
+_PY_CONSTANTS = {"True": "true", "False": "false", "None": "null"}
+
+
+def _python_token_as_json(found: re.Match[str]) -> str:
+    token = found.group()
+    if token in _PY_CONSTANTS:
+        return _PY_CONSTANTS[token]
+    if token.startswith("'"):
+        inner = token[1:-1].replace("\\'", "'").replace('"', '\\"')
+        return f'"{inner}"'
+    return token
+
+
 def _decode(text: str) -> Any:
-    """``text`` as JSON, else as a Python literal, else the text itself."""
+    """``text`` as JSON; else, for a ``{…}`` / ``[…]`` text, as the ``repr`` of Python data
+    (single-quoted strings, ``True`` / ``False`` / ``None`` rewritten to JSON; no ``eval``);
+    else the text itself."""
     try:
         return json.loads(text)
     except ValueError:
         pass
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return text
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+        try:
+            return json.loads(_PY_TOKEN.sub(_python_token_as_json, stripped))
+        except ValueError:
+            pass
+    return text
 
 
 def _compact(value: Any) -> str:

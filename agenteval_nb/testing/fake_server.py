@@ -13,6 +13,7 @@ Rules:
   largest number of chat requests being answered at the same moment.
 * ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight"}`` and ``POST /_fake/reset``
   clears the records, so a server in another process can be inspected.
+* A client that drops its connection is not reported; other handler errors are printed.
 * HTTP/1.1 keep-alive, ``TCP_NODELAY`` on every connection (without it keep-alive requests
   stall ~45 ms on delayed ACKs), listen backlog 1024, daemon handler threads.
 
@@ -195,6 +196,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     owner: FakeOpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when a client drops its connection (e.g. a pool of a closed event loop);
+        report anything else as the standard server does."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _RequestHandler(BaseHTTPRequestHandler):

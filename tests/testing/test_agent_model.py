@@ -173,10 +173,14 @@ def test_generic_result_form_and_python_literal_results():
         messages = [
             {"role": "user", "content": "find it"},
             call.model_dump(exclude_none=True),
-            {"role": "tool", "tool_call_id": "call_1", "content": "{'hits': 2, 'top': 'b'}"},
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "content": "{'hits': 2, 'top': \"b's\", 'ok': True, 'next': None}",
+            },
         ]
         final = ask(c, messages, (SEARCH,)).choices[0].message.content
-    assert final == 'Result of search: {"hits": 2, "top": "b"}.'
+    assert final == 'Result of search: {"hits": 2, "next": null, "ok": true, "top": "b\'s"}.'
 
 
 def test_error_results_give_an_apology(client):
