@@ -25,6 +25,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/deterministic.py
 	$(BIN)/python bench/judge.py
+	$(BIN)/python bench/inference.py
 	$(BIN)/python bench/frames.py
 	$(BIN)/python bench/report.py
 

@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "EvaluationError": "agenteval_nb.engine.run",
     # agents under test
     "Turn": "agenteval_nb.agents.turn",
+    "record": "agenteval_nb.agents.recorder",
     # wire models
     "EvalSet": "agenteval_nb.schema",
     "EvalCase": "agenteval_nb.schema",

@@ -46,7 +46,7 @@ async def evaluate_async(
     cache: bool | str | os.PathLike[str] = True,
     callbacks: Callbacks | None = None,
     case_aggregator: CaseAggregator = default_case_aggregator,
-    case_parallelism: int = 8,
+    case_parallelism: int | None = None,
     runs_parallel: bool = False,
     case_ids: str | Sequence[str] | None = None,
     app_name: str | None = None,
@@ -81,8 +81,10 @@ async def evaluate_async(
     Runs and cases: ``num_runs`` (an int ≥ 1) repeats one eval set, in parallel with
     ``runs_parallel``; ``case_ids`` keeps only these cases (one id as a str, or a list; unknown
     ids are ignored with a warning); ``case_parallelism`` cases are evaluated at once (turns
-    and metrics of a case in order); ``app_name`` defaults to the first case's
-    ``sessionInput.appName``; ``session_id_factory`` makes session ids (uuid4).
+    and metrics of a case in order; default: twice ``judge_concurrency`` when a judge runs and
+    no agent does, so that the judge's per-endpoint limit bounds judge calls, else 8);
+    ``app_name`` defaults to the first case's ``sessionInput.appName``; ``session_id_factory``
+    makes session ids (uuid4).
 
     Scoring: ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
     ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5;

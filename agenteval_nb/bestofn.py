@@ -28,25 +28,35 @@ score, then ``passed`` case status, then lower index; ``require_passing`` skips 
 not pass; none ⇒ ``bestofn: no passing candidate``. ``llm_verifier_pairwise`` metrics are switched
 to their pointwise mode (``extension.verifier.mode``) unless a mode is set.
 
-Option errors: ``bestofn: unsupported selection mode "x"``, ``bestofn: eval metrics are empty``,
-``bestofn: candidate attempts are empty``, ``bestofn: no usable candidate attempts``,
-``bestofn: require passing candidate is not supported in pairwise selection mode``.
+Argument errors (checked before anything is evaluated, in :func:`check_arguments`; each names
+the argument and what was expected): ``TypeError`` for a wrong type — ``candidates`` given as one
+bare candidate (a string, an Invocation …) instead of a list, a candidate that is not a string,
+an Invocation, an invocation mapping, an exception or ``None``, a ``mode`` / ``app_name`` that is
+not a string, a non-bool ``require_passing``, a context message that is not a message;
+``ValueError`` for a wrong value — ``bestofn: unsupported selection mode "x"``, ``bestofn: eval
+metrics are empty``, a metric without a registered evaluator, pairwise selection without a
+metric that compares two candidates (``llm_verifier_pairwise`` or a custom evaluator; the other
+built-ins score one candidate at a time: use ``mode="pointwise"``), ``bestofn: candidate
+attempts are empty``, ``bestofn: no usable candidate attempts``, ``bestofn: require passing
+candidate is not supported in pairwise selection mode``, an empty ``app_name``.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
+from .analysis.run import EvalRun
+from .api import evaluate_async
 from .engine.sync import sync_twin
+from .evaluators.registry import Registry
+from .io import load_metrics
 from .schema import EvalCaseResult, EvalMetric, EvalStatus, Invocation, Message
-
-if TYPE_CHECKING:
-    from .analysis.run import EvalRun
 
 __all__ = ["BestOfNError", "BestOfNResult", "best_of_n", "best_of_n_async"]
 
@@ -111,17 +121,128 @@ class _Candidate:
         other.comparisons += 1
 
 
-def _user_message(user_content: str | Message | Mapping[str, Any]) -> Message:
-    if isinstance(user_content, Message):
-        return user_content
-    if isinstance(user_content, str):
-        return Message(role="user", content=user_content)
-    return Message.model_validate(dict(user_content))
+_CANDIDATE_KINDS = "a final-response string, an Invocation, an invocation mapping or an exception"
+VERIFIER_EVALUATOR = "llm_verifier_pairwise"
 
 
-def _candidates(raw: Sequence[Any], user: Message) -> list[_Candidate]:
+def _message(value: Any, what: str, role: str | None = None) -> Message:
+    """``value`` as a :class:`Message` (a string only when ``role`` is given)."""
+    if isinstance(value, Message):
+        return value
+    if isinstance(value, str) and role is not None:
+        return Message(role=role, content=value)
+    if isinstance(value, Mapping):
+        try:
+            return Message.model_validate(dict(value))
+        except ValueError as exc:
+            raise ValueError(f"bestofn: {what} is not a valid message: {exc}") from None
+    kinds = "a string, a Message or a message mapping" if role else "a Message or a mapping"
+    raise TypeError(f"bestofn: {what} must be {kinds}, got {type(value).__name__}")
+
+
+def _candidate_list(candidates: Any) -> list[Any]:
+    """The candidates as a list; one bare candidate (or a non-iterable) is a ``TypeError``."""
+    if isinstance(candidates, str | bytes | Mapping | Invocation | BaseException):
+        raise TypeError(
+            f"bestofn: candidates must be a list of candidates ({_CANDIDATE_KINDS} each), got a "
+            f"single {type(candidates).__name__}: wrap it in a list"
+        )
+    try:
+        return list(candidates)
+    except TypeError:
+        raise TypeError(
+            f"bestofn: candidates must be a list of candidates ({_CANDIDATE_KINDS} each), "
+            f"got {type(candidates).__name__}"
+        ) from None
+
+
+def _check_metrics(metrics: list[EvalMetric], mode: str, registry: Registry) -> None:
+    """Every metric has an evaluator. Pairwise selection evaluates every pair with all metrics
+    (SPEC §5.3); without a metric that compares two candidates that is rarely what is meant,
+    so it warns."""
+    if not metrics:
+        raise ValueError(
+            "bestofn: eval metrics are empty: metrics must list at least one metric "
+            f'(for pairwise selection an "{VERIFIER_EVALUATOR}" metric)'
+        )
+    for metric in metrics:
+        if registry.lookup(metric) is None:
+            raise ValueError(
+                f"bestofn: metric {metric.metric_name!r} has no evaluator registered as "
+                f"{metric.evaluator_key!r} (metrics must name registered evaluators)"
+            )
+    if mode != "pairwise":
+        return
+    builtins = set(Registry.default().names())
+    comparing = [
+        m
+        for m in metrics
+        if m.evaluator_key == VERIFIER_EVALUATOR or m.evaluator_key not in builtins
+    ]
+    if not comparing:
+        named = ", ".join(f"{m.metric_name} ({m.evaluator_key})" for m in metrics)
+        warnings.warn(
+            "bestofn: pairwise selection without a verifier metric (evaluatorName "
+            f'"{VERIFIER_EVALUATOR}" or a custom evaluator comparing Candidate A with '
+            f"Candidate B): {named} score the left candidate against the right one as its "
+            'reference, as the reference framework does; mode="pointwise" scores each alone',
+            stacklevel=4,
+        )
+
+
+def check_arguments(
+    user_content: Any,
+    candidates: Any,
+    metrics: Any,
+    *,
+    mode: Any,
+    registry: Registry | None,
+    require_passing: Any,
+    context_messages: Any,
+    app_name: Any,
+) -> tuple[Message, list[_Candidate], list[EvalMetric], list[Message]]:
+    """Validate every argument (module doc); returns the user message, the candidate pool,
+    the metrics and the context messages."""
+    if not isinstance(mode, str):
+        raise TypeError(
+            f'bestofn: mode must be "pairwise" or "pointwise", got {type(mode).__name__}'
+        )
+    if mode not in MODES:
+        raise ValueError(
+            f'bestofn: unsupported selection mode "{mode}": mode must be "pairwise" or "pointwise"'
+        )
+    if not isinstance(require_passing, bool):
+        raise TypeError(
+            f"bestofn: require_passing must be True or False, got {type(require_passing).__name__}"
+        )
+    if mode == "pairwise" and require_passing:
+        raise ValueError(
+            "bestofn: require passing candidate is not supported in pairwise selection mode"
+        )
+    if not isinstance(app_name, str):
+        raise TypeError(f"bestofn: app_name must be a string, got {type(app_name).__name__}")
+    if not app_name.strip():
+        raise ValueError("bestofn: app_name must not be empty")
+    user = _message(user_content, "user_content", role="user")
+    pool = _candidates(_candidate_list(candidates), user)
+    if context_messages is not None and isinstance(context_messages, str | bytes | Mapping):
+        raise TypeError(
+            "bestofn: context_messages must be a list of messages, got a single "
+            f"{type(context_messages).__name__}"
+        )
+    contexts = [_message(m, f"context_messages[{i}]") for i, m in enumerate(context_messages or ())]
+    empty = isinstance(metrics, Sequence) and not isinstance(metrics, str) and not metrics
+    metric_list: list[EvalMetric] = [] if metrics is None or empty else load_metrics(metrics)
+    _check_metrics(metric_list, mode, registry or Registry.default())
+    return user, pool, metric_list, contexts
+
+
+def _candidates(raw: list[Any], user: Message) -> list[_Candidate]:
     if not raw:
-        raise ValueError("bestofn: candidate attempts are empty")
+        raise ValueError(
+            f"bestofn: candidate attempts are empty: candidates must hold at least one "
+            f"candidate ({_CANDIDATE_KINDS})"
+        )
     out: list[_Candidate] = []
     for index, item in enumerate(raw):
         if item is None:
@@ -138,10 +259,15 @@ def _candidates(raw: Sequence[Any], user: Message) -> list[_Candidate]:
         elif isinstance(item, Invocation):
             inv = item.model_copy(deep=True)
         elif isinstance(item, Mapping):
-            inv = Invocation.model_validate(dict(item))
+            try:
+                inv = Invocation.model_validate(dict(item))
+            except ValueError as exc:
+                raise ValueError(
+                    f"bestofn: candidates[{index}] is not a valid invocation mapping: {exc}"
+                ) from None
         else:
             raise TypeError(
-                f"bestofn: candidate {index} must be a string, an Invocation or an exception, "
+                f"bestofn: candidates[{index}] must be {_CANDIDATE_KINDS} (or None), "
                 f"got {type(item).__name__}"
             )
         if inv.user_content is None:
@@ -150,7 +276,7 @@ def _candidates(raw: Sequence[Any], user: Message) -> list[_Candidate]:
             inv.invocation_id = f"attempt-{index}"
         out.append(_Candidate(index, inv))
     if not out:
-        raise ValueError("bestofn: no usable candidate attempts")
+        raise ValueError("bestofn: no usable candidate attempts: every candidate is None")
     return out
 
 
@@ -226,23 +352,16 @@ async def best_of_n_async(
     evaluated case; ``app_name`` names it. ``judge`` / ``registry`` / ``cache`` and other
     keywords are those of :func:`agenteval_nb.evaluate_async`. Rules in the module doc.
     """
-    from .io import load_metrics
-
-    if mode not in MODES:
-        raise ValueError(f'bestofn: unsupported selection mode "{mode}"')
-    metric_list = load_metrics(metrics) if metrics else []
-    if not metric_list:
-        raise ValueError("bestofn: eval metrics are empty")
-    if mode == "pairwise" and require_passing:
-        raise ValueError(
-            "bestofn: require passing candidate is not supported in pairwise selection mode"
-        )
-    user = _user_message(user_content)
-    pool = _candidates(candidates, user)
-    contexts = [
-        m if isinstance(m, Message) else Message.model_validate(dict(m))
-        for m in context_messages or ()
-    ]
+    _user, pool, metric_list, contexts = check_arguments(
+        user_content,
+        candidates,
+        metrics,
+        mode=mode,
+        registry=registry,
+        require_passing=require_passing,
+        context_messages=context_messages,
+        app_name=app_name,
+    )
     options = {"judge": judge, "registry": registry, "cache": cache, "app_name": app_name, **kwargs}
     if mode == "pairwise":
         return await _pairwise(pool, metric_list, contexts, options)
@@ -254,8 +373,6 @@ async def best_of_n_async(
 async def _evaluate(
     cases: list[dict[str, Any]], metrics: list[EvalMetric], options: dict[str, Any]
 ) -> EvalRun:
-    from .api import evaluate_async
-
     evalset = {"evalSetId": "bestofn", "evalCases": cases}
     options = dict(options)
     options.setdefault("progress", False)

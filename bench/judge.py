@@ -1,14 +1,20 @@
-"""Judge client throughput against a bare AsyncOpenAI loop, and a cached re-run.
+"""Judge throughput against a bare AsyncOpenAI loop: the client alone, and ``ae.evaluate``.
 
-The fake server runs in its own process with a fixed latency (default 50 ms). For each
-concurrency the same calls go through (a) a bare ``AsyncOpenAI`` loop — semaphore + gather — and
-(b) ``JudgeClient`` with the cache off; rounds alternate and the best round of each counts. The
-printed ratio is ours / bare (target ≥ 0.9). With few cores the client is CPU-bound, so the
-client-process CPU per call is printed too (the steadier number on a shared machine). Then the calls run twice through ``JudgeClient``
-with a cache in a temporary directory; the server's request count of the second run is printed
-(target 0).
+The fake server runs in its own process with a fixed latency (default 50 ms) and answers every
+call with a valid ``llm_final_response`` verdict. Rounds alternate and the best round of each
+measurement counts; every figure is printed as a ratio to the bare loop measured in the same
+command (target ≥ 0.9):
 
-Usage: ``python bench/judge.py [--calls 2000] [--concurrency 32,64] [--latency-ms 50]``
+* client: for each concurrency the same calls go through (a) a bare ``AsyncOpenAI`` loop —
+  semaphore + gather — and (b) ``JudgeClient`` with the cache off. With few cores the client is
+  CPU-bound, so the client-process CPU per call is printed too;
+* end to end: ``--calls`` trace-mode cases of one turn each, scored by ``llm_final_response``
+  through ``ae.evaluate`` with its default options (a fresh cache directory per round, so every
+  call reaches the server), against the bare loop at the judge's default concurrency (32);
+* cache: the calls run twice through ``JudgeClient`` with a cache in a temporary directory; the
+  server's request count of the second run is printed (target 0).
+
+Usage: ``python bench/judge.py [--calls 1000] [--concurrency 32,64] [--latency-ms 50]``
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,11 +32,15 @@ from pathlib import Path
 
 import openai
 
+import agenteval_nb as ae
 from agenteval_nb.judge import JudgeClient
+from agenteval_nb.judge.cache import CACHE_ENV
+from agenteval_nb.judge.client import DEFAULT_MAX_CONCURRENCY
 from agenteval_nb.schema.metric import JudgeModelOptions
 
 API_KEY = "bench-key"
 MODEL = "bench-judge"
+VERDICT = "reasoning: the answer matches the reference\nis_the_agent_response_valid: valid"
 
 
 def messages(i: int) -> list[dict[str, str]]:
@@ -41,9 +52,8 @@ def messages(i: int) -> list[dict[str, str]]:
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
     cmd = [sys.executable, "-m", "agenteval_nb.testing.fake_server", "--port", "0"]
-    proc = subprocess.Popen(
-        [*cmd, "--latency-ms", str(latency_ms)], stdout=subprocess.PIPE, text=True
-    )
+    cmd += ["--latency-ms", str(latency_ms), "--answer", VERDICT]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
     if not url.startswith("http"):
@@ -90,7 +100,87 @@ async def run_ours(
     return elapsed, cpu
 
 
-async def main(args: argparse.Namespace) -> None:
+def evaluation_inputs(calls: int, base_url: str) -> tuple[dict, list[dict]]:
+    """``calls`` one-turn trace cases and an ``llm_final_response`` metric on the server."""
+    cases = []
+    for i in range(calls):
+        user = {"role": "user", "content": f"Question {i}: what is {i} times 7?"}
+        actual = {
+            "userContent": user,
+            "finalResponse": {"role": "assistant", "content": f"{i * 7}"},
+        }
+        expected = {
+            "userContent": user,
+            "finalResponse": {"role": "assistant", "content": f"It is {i * 7}."},
+        }
+        cases.append(
+            {
+                "evalId": f"case-{i}",
+                "evalMode": "trace",
+                "sessionInput": {"appName": "bench", "userId": "u"},
+                "conversation": [expected],
+                "actualConversation": [actual],
+            }
+        )
+    judge = {"providerName": "openai", "modelName": MODEL, "baseURL": base_url, "apiKey": API_KEY}
+    metric = {
+        "metricName": "final_response_judge",
+        "threshold": 0.5,
+        "criterion": {"llmJudge": {"judgeModel": judge}},
+        "evaluatorName": "llm_final_response",
+    }
+    return {"evalSetId": "bench", "evalCases": cases}, [metric]
+
+
+def run_evaluate(evalset: dict, metrics: list[dict]) -> float:
+    """Wall seconds of ``ae.evaluate`` at its defaults, with a fresh (empty) cache directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        previous = os.environ.get(CACHE_ENV)
+        os.environ[CACHE_ENV] = tmp
+        try:
+            started = time.perf_counter()
+            run = ae.evaluate(evalset, metrics)
+            elapsed = time.perf_counter() - started
+        finally:
+            if previous is None:
+                os.environ.pop(CACHE_ENV, None)
+            else:
+                os.environ[CACHE_ENV] = previous
+    statuses = {c.final_eval_status for c in run.result.eval_case_results}
+    assert statuses == {"passed"}, statuses
+    assert run.info["judge_usage"]["cache_hits"] == 0
+    return elapsed
+
+
+async def client_round(
+    base_url: str, judge: JudgeModelOptions, calls: int, concurrency: int
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    bare = await run_bare(base_url, calls, concurrency)
+    async with JudgeClient(max_concurrency=concurrency) as client:
+        ours = await run_ours(client, judge, calls, concurrency)
+    return bare, ours
+
+
+async def cache_check(
+    base_url: str, judge: JudgeModelOptions, calls: int, concurrency: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "judge.sqlite"
+        async with JudgeClient(max_concurrency=concurrency, cache=cache) as client:
+            first, _ = await run_ours(client, judge, calls, 0)
+        server_stats(base_url, reset=True)
+        async with JudgeClient(max_concurrency=concurrency, cache=cache) as client:
+            second, _ = await run_ours(client, judge, calls, 0)
+            hits = client.usage.cache_hits
+        requests = server_stats(base_url)["request_count"]
+        print(
+            f"cache: first run {calls / first:7.0f} calls/s (writing the cache); "
+            f"re-run {calls / second:7.0f} calls/s, {hits} cache hits, "
+            f"server requests during re-run: {requests} (target 0)"
+        )
+
+
+def main(args: argparse.Namespace) -> None:
     proc, base_url = start_server(args.latency_ms)
     judge = JudgeModelOptions(model_name=MODEL, base_url=base_url, api_key=API_KEY)
     print(f"server: separate process, {args.latency_ms:g} ms latency; calls per run: {args.calls}")
@@ -98,34 +188,34 @@ async def main(args: argparse.Namespace) -> None:
         for concurrency in args.concurrency:
             bare, ours = (float("inf"), 0.0), (float("inf"), 0.0)
             for _ in range(args.rounds):
-                bare = min(bare, await run_bare(base_url, args.calls, concurrency))
-                async with JudgeClient(max_concurrency=concurrency) as client:
-                    ours = min(ours, await run_ours(client, judge, args.calls, concurrency))
+                b, o = asyncio.run(client_round(base_url, judge, args.calls, concurrency))
+                bare, ours = min(bare, b), min(ours, o)
             bare_rate, ours_rate = args.calls / bare[0], args.calls / ours[0]
             ideal = concurrency / (args.latency_ms / 1000)
             us = 1e6 / args.calls
             print(
-                f"concurrency {concurrency:>3}: bare {bare_rate:5.0f} calls/s, "
+                f"client, concurrency {concurrency:>3}: bare {bare_rate:5.0f} calls/s, "
                 f"JudgeClient {ours_rate:5.0f} calls/s (ideal {ideal:.0f}) -> "
                 f"ratio {ours_rate / bare_rate:.3f} (target >= 0.9); client CPU per call: "
                 f"bare {bare[1] * us:.0f} us, JudgeClient {ours[1] * us:.0f} us"
             )
 
-        concurrency = max(args.concurrency)
-        with tempfile.TemporaryDirectory() as tmp:
-            cache = Path(tmp) / "judge.sqlite"
-            async with JudgeClient(max_concurrency=concurrency, cache=cache) as client:
-                first, _ = await run_ours(client, judge, args.calls, 0)
-            server_stats(base_url, reset=True)
-            async with JudgeClient(max_concurrency=concurrency, cache=cache) as client:
-                second, _ = await run_ours(client, judge, args.calls, 0)
-                hits = client.usage.cache_hits
-            requests = server_stats(base_url)["request_count"]
-            print(
-                f"cache: first run {args.calls / first:7.0f} calls/s (writing the cache); "
-                f"re-run {args.calls / second:7.0f} calls/s, {hits} cache hits, "
-                f"server requests during re-run: {requests} (target 0)"
+        evalset, metrics = evaluation_inputs(args.calls, base_url)
+        bare_s, e2e_s = float("inf"), float("inf")
+        for _ in range(args.rounds):
+            bare_s = min(
+                bare_s, asyncio.run(run_bare(base_url, args.calls, DEFAULT_MAX_CONCURRENCY))[0]
             )
+            e2e_s = min(e2e_s, run_evaluate(evalset, metrics))
+        bare_rate, e2e_rate = args.calls / bare_s, args.calls / e2e_s
+        print(
+            f"end to end, ae.evaluate defaults ({args.calls} llm_final_response invocations): "
+            f"bare loop at concurrency {DEFAULT_MAX_CONCURRENCY} {bare_rate:5.0f} calls/s, "
+            f"ae.evaluate {e2e_rate:5.0f} calls/s -> ratio {e2e_rate / bare_rate:.3f} "
+            "(target >= 0.9)"
+        )
+
+        asyncio.run(cache_check(base_url, judge, args.calls, max(args.concurrency)))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -133,7 +223,7 @@ async def main(args: argparse.Namespace) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--concurrency", default="32,64", help="comma-separated list")
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per setting")
@@ -145,4 +235,4 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(parse_args()))
+    main(parse_args())

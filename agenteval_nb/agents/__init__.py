@@ -11,6 +11,8 @@ from typing import Any
 
 from .base import Agent, AgentOutput, FunctionAgent, as_agent
 from .openai_agent import AgentModelError, OpenAIAgent
+from .recorder import RecordingAgent, record
+from .recordings import RecorderError
 from .simulator import AgentUserSimulator, CallableUserSimulator, LLMUserSimulator
 from .tool_mocks import ToolMockError
 from .tools import NOT_INTERCEPTED, ToolBox, ToolCallError, ToolSpec
@@ -26,12 +28,15 @@ __all__ = [
     "FunctionAgent",
     "LLMUserSimulator",
     "OpenAIAgent",
+    "RecorderError",
+    "RecordingAgent",
     "ToolBox",
     "ToolCallError",
     "ToolMockError",
     "ToolSpec",
     "Turn",
     "as_agent",
+    "record",
 ]
 
 _LAZY = {"OpenAIAgentsSDKAgent": ".openai_agents_adapter"}

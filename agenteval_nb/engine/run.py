@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
-from .._gc import gc_paused
+from .._gc import gc_frozen, gc_paused
 from ..errors import ConfigError
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
@@ -21,6 +21,13 @@ from .case import PlannedMetric, evaluate_case, plan_metric
 from .inference import AgentSetup, InferenceResult, infer_case
 from .pool import map_bounded
 from .summary import summarize
+
+DEFAULT_CASE_PARALLELISM = 8
+"""Cases evaluated at once when no judge is involved and none was asked for."""
+
+CASES_PER_JUDGE_SLOT = 2
+"""With a judge, cases in flight per request slot of its endpoint limiter (see
+:func:`case_pool_size`)."""
 
 
 class EvaluationError(RuntimeError):
@@ -49,7 +56,7 @@ class EngineOptions:
     app_name: str | None = None
     callbacks: Callbacks | None = None
     case_aggregator: CaseAggregator = default_case_aggregator
-    case_parallelism: int = 8
+    case_parallelism: int | None = None
     runs_parallel: bool = False
     case_ids: Sequence[str] | None = None
     session_id_factory: Callable[[], str] = lambda: str(uuid.uuid4())
@@ -59,7 +66,8 @@ class EngineOptions:
 
     def __post_init__(self) -> None:
         self.num_runs = positive_int("num_runs", self.num_runs)
-        self.case_parallelism = positive_int("case_parallelism", self.case_parallelism)
+        if self.case_parallelism is not None:
+            self.case_parallelism = positive_int("case_parallelism", self.case_parallelism)
         self.case_ids = case_id_list(self.case_ids)
 
 
@@ -131,6 +139,27 @@ def _check_unique_ids(evalset: EvalSet) -> None:
         seen[case.eval_id] = i
 
 
+def case_pool_size(options: EngineOptions) -> int:
+    """How many cases are in flight at once (inference and evaluation).
+
+    ``case_parallelism`` when given. Otherwise :data:`DEFAULT_CASE_PARALLELISM`, except for
+    judge-bound work — a judge (``context.judge``) and no agent to run — where it is the
+    judge's per-endpoint concurrency times :data:`CASES_PER_JUDGE_SLOT` (at least the default):
+    the judge's endpoint limiter, not the case pool, then bounds the judge requests, while the
+    extra cases do their own CPU work between calls; in-flight cases stay bounded. Agents have
+    no such limiter, so with an agent the default keeps bounding its endpoint.
+    """
+    if options.case_parallelism is not None:
+        return options.case_parallelism
+    agents = options.agents
+    if agents.agent is not None or agents.expected_agent is not None:
+        return DEFAULT_CASE_PARALLELISM
+    judge_slots = getattr(options.context.judge, "max_concurrency", None)
+    if isinstance(judge_slots, int) and judge_slots > 0:
+        return max(DEFAULT_CASE_PARALLELISM, CASES_PER_JUDGE_SLOT * judge_slots)
+    return DEFAULT_CASE_PARALLELISM
+
+
 def _app_name(evalset: EvalSet, explicit: str | None) -> str:
     if explicit:
         return explicit
@@ -164,7 +193,8 @@ async def run_evaluation(
     """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
     recorded runs that share case ids) and summarise."""
     if options.agents.agent is not None or options.agents.expected_agent is not None:
-        return await _run_evaluation(evalsets, metrics, options)  # live agents make cycles
+        with gc_frozen():  # live agents make cycles: collect them, not the loaded data
+            return await _run_evaluation(evalsets, metrics, options)
     with gc_paused():
         return await _run_evaluation(evalsets, metrics, options)
 
@@ -258,7 +288,7 @@ async def _run_once(
     """One run: inference then evaluation of every case (SPEC §8.2, §8.3).
 
     Cases flow through both phases one by one (a case is evaluated as soon as its turns are
-    in), at most ``case_parallelism`` at a time, results in case order. Only when callbacks
+    in), at most :func:`case_pool_size` at a time, results in case order. Only when callbacks
     sit between the phases (AfterInferenceSet, BeforeEvaluateSet) does the run wait for every
     inference first, as those callbacks see the whole set. Session ids are drawn in case order.
     """
@@ -303,6 +333,7 @@ async def _run_once(
         return result
 
     indices = list(range(len(cases)))
+    pool = case_pool_size(options)
     try:
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_SET)
@@ -310,7 +341,7 @@ async def _run_once(
             raise _PhaseError("inference", exc) from exc
         callbacks = options.callbacks
         if callbacks and any(callbacks.has(point) for point in _BETWEEN_PHASES):
-            inferences = await map_bounded(indices, infer_one, options.case_parallelism)
+            inferences = await map_bounded(indices, infer_one, pool)
             try:
                 await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
             except Exception as exc:
@@ -319,15 +350,13 @@ async def _run_once(
                 await fire(CallbackPoint.BEFORE_EVALUATE_SET)
             except Exception as exc:
                 raise _PhaseError("evaluate", exc) from exc
-            results = await map_bounded(
-                indices, lambda i: evaluate_one(i, inferences[i]), options.case_parallelism
-            )
+            results = await map_bounded(indices, lambda i: evaluate_one(i, inferences[i]), pool)
         else:
 
             async def both(index: int) -> EvalCaseResult:
                 return await evaluate_one(index, await infer_one(index))
 
-            results = await map_bounded(indices, both, options.case_parallelism)
+            results = await map_bounded(indices, both, pool)
         try:
             await fire(CallbackPoint.AFTER_EVALUATE_SET, result=results)
         except Exception as exc:

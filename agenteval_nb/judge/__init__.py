@@ -9,7 +9,7 @@ Typical use::
 
 from .cache import JudgeCache, cache_key, default_cache_path, open_cache
 from .call import JudgeCall
-from .client import JudgeClient
+from .client import JudgeCacheWarning, JudgeClient
 from .errors import JudgeError
 from .injected import CallableJudge
 from .limiter import EndpointLimiter
@@ -22,6 +22,7 @@ __all__ = [
     "Endpoint",
     "EndpointLimiter",
     "JudgeCache",
+    "JudgeCacheWarning",
     "JudgeCall",
     "JudgeClient",
     "JudgeError",

@@ -12,7 +12,9 @@ Rules:
   else ``<user cache dir>/agenteval_nb/judge.sqlite``; a path (an existing directory gets
   ``judge.sqlite`` inside it); ``False``/``None`` ⇒ no cache;
 * concurrency: WAL journal, 30 s busy timeout, one connection per thread (and per process after
-  a fork); each write is one autocommitted statement, so two processes can share a file.
+  a fork); each write is one autocommitted statement, so two processes can share a file;
+* failures of the file (not a database, a directory in its place, read-only, gone) raise one of
+  :data:`CACHE_ERRORS`; the client turns them into a warning and a run without cache.
 """
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+
+class CacheClosedError(RuntimeError):
+    """The cache was closed (e.g. dropped after a failure) while a call still held it."""
+
+
+CACHE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, OSError, CacheClosedError)
+"""What a broken or unusable cache file raises."""
 
 CACHE_ENV = "AGENTEVAL_NB_CACHE_DIR"
 CACHE_FILE = "judge.sqlite"
@@ -68,13 +78,29 @@ def default_cache_path() -> Path:
     return base / CACHE_FILE
 
 
+def cache_file(path: str | os.PathLike[str]) -> Path:
+    """The file a cache path designates: ``path`` itself, or ``judge.sqlite`` inside an existing
+    directory."""
+    path = Path(path).expanduser()
+    return path / CACHE_FILE if path.is_dir() else path
+
+
+def cache_location(spec: bool | str | os.PathLike[str] | JudgeCache | None) -> str:
+    """Where the ``cache=`` argument points, for messages (``""`` for no cache)."""
+    if spec is None or spec is False:
+        return ""
+    if spec is True:
+        return str(default_cache_path())
+    if isinstance(spec, JudgeCache):
+        return str(spec.path)
+    return str(cache_file(spec))
+
+
 class JudgeCache:
     """A judge response store in one SQLite file (see module rules)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        path = Path(path).expanduser()
-        if path.is_dir():
-            path = path / CACHE_FILE
+        path = cache_file(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._local = threading.local()
@@ -88,7 +114,7 @@ class JudgeCache:
 
     def _connection(self) -> sqlite3.Connection:
         if self._closed:
-            raise RuntimeError("the judge cache is closed")
+            raise CacheClosedError(f"the judge cache {str(self.path)!r} is closed")
         pid = os.getpid()
         held = getattr(self._local, "held", None)
         if held is not None and held[0] == pid:

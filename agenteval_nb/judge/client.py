@@ -12,12 +12,16 @@ Rules:
   with up to 25 % jitter, except that a ``Retry-After`` / ``retry-after-ms`` header of more than
   0 and at most 120 s is waited exactly. openai does not cap a longer ``Retry-After``: it
   refuses to retry and the call fails at once with the 429/5xx. ``timeout`` (default 180 s)
-  applies to each attempt;
+  bounds each attempt as a whole, body included (:mod:`.deadline`): a server trickling bytes
+  times out like a silent one;
 * every failure becomes a :class:`JudgeError` (HTTP status and the server's short message; a
   malformed 200 body — truncated JSON, an HTML page, no ``choices``, no message content — says
-  what was wrong); API keys are scrubbed from every message;
+  what was wrong); keys are redacted from every message and every accepted completion
+  (:mod:`agenteval_nb.secrets`, applied in :mod:`.errors` and :mod:`.response`);
 * cache (:mod:`.cache`): looked up before the limiter, written after a validated answer; an
-  injected judge (:mod:`.injected`) replaces the HTTP path and is never cached;
+  injected judge (:mod:`.injected`) replaces the HTTP path and is never cached. A cache file
+  that cannot be opened, read or written never fails a call: the client warns once (naming the
+  file) and goes on without it;
 * usage and cost of every call are added to :attr:`JudgeClient.usage` (:mod:`.usage`);
   ``latency_s`` is time spent on the request including retries, not the wait for a slot.
 """
@@ -25,23 +29,27 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import httpx2
 import openai
 
 from ..schema.metric import JudgeModelOptions
-from .cache import JudgeCache, cache_key, open_cache
+from .cache import CACHE_ERRORS, JudgeCache, cache_key, cache_location, open_cache
 from .call import JudgeCall
-from .errors import JudgeError, scrub, shorten
+from .deadline import DeadlineTransport
+from .errors import JudgeError, shorten
 from .injected import CallableJudge
 from .limiter import EndpointLimiter
-from .request import GENERATION_FIELDS, Endpoint, JudgeRequest, build_request, plain_messages
+from .request import Endpoint, JudgeRequest, build_request, plain_messages
 from .response import completion_content, parse_body, validate_completion
 from .usage import JudgeUsage, PriceTable, UsageTotals
 
@@ -51,18 +59,29 @@ DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MAX_CONCURRENCY = 32
 
-_KWARG_FIELDS = frozenset({"model", "messages", "stream", "response_format", *GENERATION_FIELDS})
 _INJECTED_LIMITER_KEY = "<injected judge>"
 _ORIGIN = "judge endpoint"
 
 CacheSpec = bool | str | os.PathLike[str] | JudgeCache | None
 
 
-def _after_retries(exc: openai.APIError) -> str:
-    """`` (after N retries)`` from the retry counter openai sends with every attempt, or ``""``."""
+class JudgeCacheWarning(RuntimeWarning):
+    """The judge cache file is unusable; the evaluation goes on without a cache."""
+
+
+def retry_count(request: Any) -> int:
+    """How many retries preceded ``request``: the counter openai sends with every attempt."""
     try:
-        count = int(exc.request.headers.get("x-stainless-retry-count", "0"))
+        return max(0, int(request.headers.get("x-stainless-retry-count", "0")))
     except (AttributeError, RuntimeError, ValueError):
+        return 0
+
+
+def _after_retries(exc: openai.APIError) -> str:
+    """`` (after N retries)`` for an error of the openai client, or ``""``."""
+    try:
+        count = retry_count(exc.request)
+    except RuntimeError:
         return ""
     if count <= 0:
         return ""
@@ -93,7 +112,11 @@ class JudgeClient:
             raise ValueError("max_retries must be >= 0")
         self.injected = None if judge is None else CallableJudge(judge)
         self._owns_cache = not isinstance(cache, JudgeCache)
-        self.cache = open_cache(cache)
+        self.cache: JudgeCache | None = None
+        try:
+            self.cache = open_cache(cache)
+        except CACHE_ERRORS as exc:
+            self._drop_cache(exc, "open", cache_location(cache))
         self.max_retries = max_retries
         self.timeout = timeout
         self.max_concurrency = max_concurrency
@@ -147,9 +170,21 @@ class JudgeClient:
                     api_key=endpoint.api_key,
                     max_retries=self.max_retries,
                     timeout=self.timeout,
+                    http_client=self._http_client(),
                 )
                 pool[endpoint] = client
             return client
+
+    def _http_client(self) -> httpx2.AsyncClient | None:
+        """An HTTP client whose attempts each end within ``timeout`` (module rules)."""
+        if self.timeout is None:
+            return None
+        limits = httpx2.Limits(  # openai's defaults, widened to the judge's concurrency
+            max_connections=max(1000, self.max_concurrency),
+            max_keepalive_connections=max(100, self.max_concurrency),
+        )
+        transport = DeadlineTransport(httpx2.AsyncHTTPTransport(limits=limits), self.timeout)
+        return openai.DefaultAsyncHttpxClient(transport=transport, timeout=self.timeout)
 
     async def close_loop_clients(self) -> None:
         """Close the HTTP clients of the running loop only.
@@ -240,19 +275,17 @@ class JudgeClient:
 
     async def _complete_http(self, request: JudgeRequest, sample_index: int) -> JudgeCall:
         key = cache_key(request.endpoint.base_url, request.body, sample_index)
-        if self.cache is not None:
-            started = time.perf_counter()
-            cached = self._cache_get(key)
-            if cached is not None:
-                latency = time.perf_counter() - started
-                return self._finish(cached, request.model, latency, True, key, sample_index)
+        started = time.perf_counter()
+        cached = self._cache_get(key)
+        if cached is not None:
+            latency = time.perf_counter() - started
+            return self._finish(cached, request.model, latency, True, key, sample_index)
         async with self.limiter(request.endpoint.base_url).slot():
             started = time.perf_counter()
             response, retries = await self._send(request)
             latency = time.perf_counter() - started
         call = self._finish(response, request.model, latency, False, key, sample_index, retries)
-        if self.cache is not None:
-            self._cache_put(key, call)
+        self._cache_put(key, call)
         return call
 
     def _finish(
@@ -282,20 +315,17 @@ class JudgeClient:
     async def _send(self, request: JudgeRequest) -> tuple[dict[str, Any], int]:
         """The validated completion and the number of retries the openai client made.
 
-        The raw response is used so the body is parsed once, here, with clear errors, and the
-        plain dict is exactly what the endpoint sent (no ``ChatCompletion`` round trip).
+        The body built by :func:`.request.build_request` is already the exact JSON to send, so
+        it goes out through the client's documented raw ``post`` (auth, retries, timeouts and
+        errors as for ``chat.completions.create``, without re-transforming the parameters: that
+        transform costs about as much CPU as the rest of the call). The raw response is parsed
+        once, here, with clear errors, and the plain dict is exactly what the endpoint sent.
         """
         client = self._openai(request.endpoint)
-        body = request.body
-        kwargs = {k: v for k, v in body.items() if k in _KWARG_FIELDS}
-        extra = {k: v for k, v in body.items() if k not in _KWARG_FIELDS}
-        secret = request.endpoint.api_key
         try:
-            raw = await client.chat.completions.with_raw_response.create(
-                **kwargs, extra_body=extra or None
-            )
+            raw = await client.post("/chat/completions", cast_to=httpx2.Response, body=request.body)
         except openai.APIStatusError as exc:
-            raise self._status_error(exc, secret) from None
+            raise self._status_error(exc) from None
         except openai.APITimeoutError as exc:
             raise JudgeError(
                 f"judge request to {request.endpoint.base_url} timed out "
@@ -304,30 +334,32 @@ class JudgeClient:
             ) from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            detail = scrub(shorten(f"{type(cause).__name__}: {cause}"), secret)
+            detail = shorten(f"{type(cause).__name__}: {cause}")
             raise JudgeError(
                 f"cannot reach judge endpoint {request.endpoint.base_url}"
                 f"{_after_retries(exc)}: {detail}",
                 kind="connection",
             ) from None
         except openai.OpenAIError as exc:
-            detail = scrub(shorten(f"{type(exc).__name__}: {exc}"), secret)
+            detail = shorten(f"{type(exc).__name__}: {exc}")
             raise JudgeError(f"judge request failed: {detail}", kind="other") from None
         data = parse_body(raw.content, raw.headers.get("content-type", ""), _ORIGIN)
-        return validate_completion(data, _ORIGIN), raw.retries_taken
+        return validate_completion(data, _ORIGIN), retry_count(raw.request)
 
-    def _status_error(self, exc: openai.APIStatusError, secret: str) -> JudgeError:
+    def _status_error(self, exc: openai.APIStatusError) -> JudgeError:
         status = exc.status_code
         body = exc.body
         detail: Any = None
         if isinstance(body, Mapping):
             error = body.get("error", body)
             detail = error.get("message") if isinstance(error, Mapping) else error
+            if not detail:
+                detail = json.dumps(body, default=str)
         elif isinstance(body, str) and body.strip():
             detail = body
         if not detail:
             detail = exc.message
-        text = scrub(shorten(str(detail)), secret)
+        text = shorten(str(detail))
         return JudgeError(
             f"judge endpoint returned HTTP {status}{_after_retries(exc)}: {text}",
             kind="http",
@@ -336,12 +368,32 @@ class JudgeClient:
 
     # cache guards: a broken cache file must not fail the evaluation -----------------------
 
+    def _drop_cache(self, exc: BaseException, action: str, where: str | None = None) -> None:
+        """Warn once, naming the file, and go on without the cache."""
+        cache, self.cache = self.cache, None
+        if where is None:
+            where = str(cache.path) if cache is not None else "?"
+        if cache is not None and self._owns_cache:
+            cache.close()
+        if cache is None and action != "open":
+            return  # another call already dropped it (and warned)
+        warnings.warn(
+            f"judge cache {where!r} is unusable ({action} failed: {type(exc).__name__}: "
+            f"{shorten(str(exc), 120)}); this evaluation continues without a cache "
+            "(delete or move the file to start a fresh one)",
+            JudgeCacheWarning,
+            stacklevel=2,
+        )
+
     def _cache_get(self, key: str) -> dict[str, Any] | None:
-        assert self.cache is not None
+        cache = self.cache
+        if cache is None:
+            return None
         try:
-            hit = self.cache.get(key)
-        except Exception as exc:
-            log.warning("judge cache read failed (%s); asking the judge", type(exc).__name__)
+            hit = cache.get(key)
+        except CACHE_ERRORS as exc:
+            if self.cache is cache:
+                self._drop_cache(exc, "read")
             return None
         if hit is None:
             return None
@@ -351,8 +403,11 @@ class JudgeClient:
             return None
 
     def _cache_put(self, key: str, call: JudgeCall) -> None:
-        assert self.cache is not None
+        cache = self.cache
+        if cache is None:
+            return
         try:
-            self.cache.put(key, call.response, call.usage.as_dict(), model=call.model)
-        except Exception as exc:
-            log.warning("judge cache write failed (%s); continuing", type(exc).__name__)
+            cache.put(key, call.response, call.usage.as_dict(), model=call.model)
+        except CACHE_ERRORS as exc:
+            if self.cache is cache:
+                self._drop_cache(exc, "write")

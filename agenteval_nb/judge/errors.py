@@ -2,25 +2,21 @@
 
 Rule: every judge failure (bad configuration, HTTP error, timeout, malformed response, a failing
 injected judge) surfaces as :class:`JudgeError`. Its message is short, names what was wrong and
-never contains an API key, so it can be stored as a reason and shown in a report.
+never contains an API key, so it can be stored as a reason and shown in a report: endpoint text
+is quoted only through :func:`shorten`, and both :func:`shorten` and :class:`JudgeError` redact
+(:func:`agenteval_nb.secrets.redact`) before they cut anything.
 """
 
 from __future__ import annotations
 
+from ..secrets import redact
+
 _MAX_MESSAGE = 600
 
 
-def scrub(text: str, *secrets: str | None) -> str:
-    """``text`` with every secret of 4+ characters replaced by ``***``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
-
-
 def shorten(text: str, limit: int = 200) -> str:
-    """One line, at most ``limit`` characters (an ellipsis marks a cut)."""
-    flat = " ".join(text.split())
+    """``text`` redacted, on one line, at most ``limit`` characters (an ellipsis marks a cut)."""
+    flat = " ".join(redact(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -32,6 +28,7 @@ class JudgeError(Exception):
     """
 
     def __init__(self, message: str, *, kind: str = "other", status_code: int | None = None):
+        message = redact(message)
         if len(message) > _MAX_MESSAGE:
             message = message[: _MAX_MESSAGE - 1] + "…"
         super().__init__(message)

@@ -7,6 +7,8 @@ Rules (SPEC §1.4, §4.2):
 * endpoint: ``baseURL``, else ``$OPENAI_BASE_URL``, else ``https://api.openai.com/v1``;
   API key: ``apiKey``, else ``$OPENAI_API_KEY``, else a placeholder when the endpoint is not
   api.openai.com (local servers ignore it); the default endpoint without a key is an error;
+  every resolved key is registered for redaction (:func:`agenteval_nb.secrets.register_secret`)
+  before any request goes out;
 * body: ``model`` = ``modelName``, ``messages``, the generation parameters that are set — from
   ``generationConfig`` or, when it is absent, :data:`DEFAULT_GENERATION_CONFIG` (a partial
   config is used as is, never merged) — ``thinking_*`` only when set, ``response_format`` for a
@@ -24,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..schema.metric import DEFAULT_GENERATION_CONFIG, JudgeModelOptions
+from ..secrets import register_secret
 from .errors import JudgeError
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -55,6 +58,9 @@ class Endpoint:
 
     base_url: str
     api_key: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        register_secret(self.api_key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,11 @@ Rules:
 * the completion must have a non-empty ``choices`` list whose first element is an object with a
   ``message`` object whose ``content`` is a string (``""`` is allowed: the scorer reports an
   empty answer); a refusal or a ``null`` content is an error naming the finish reason;
-* a completion carrying an ``error`` object instead of choices reports that error's message;
+* a missing or empty ``choices`` list is the reference's ``no choices in response`` (SPEC §4.4),
+  for every scorer; when the completion carries an ``error`` object instead, its message follows;
+* every string of an accepted completion is redacted
+  (:func:`agenteval_nb.secrets.redact_json`): what the judge says reaches reasons, frames, the
+  cache file and reports, so a key it echoes must not;
 * normalisation: ``choices[0]["logprobs"]`` always exists (``None`` when absent) so scorers can
   read ``response["choices"][0]["logprobs"]["content"]`` after a ``None`` check.
 """
@@ -24,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..secrets import redact_json
 from .errors import JudgeError, shorten
 
 
@@ -86,15 +91,23 @@ def parse_body(body: bytes, content_type: str, origin: str) -> dict[str, Any]:
 
 
 def validate_completion(data: dict[str, Any], origin: str) -> dict[str, Any]:
-    """Check the fields scorers read (module rules); returns ``data`` normalised in place."""
+    """Check the fields scorers read (module rules); returns ``data`` redacted and normalised
+    (a copy only where a string had to be redacted)."""
     choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
+    if not choices:
         error = data.get("error")
         if isinstance(error, Mapping) and error.get("message"):
             detail = shorten(str(error["message"]))
-            raise JudgeError(f"{origin} returned an error object: {detail}", kind="malformed")
-        what = "no choices" if choices is None else f"an unusable choices field ({choices!r:.40})"
-        raise JudgeError(f"{origin} response has {what}", kind="malformed")
+            raise JudgeError(
+                f"no choices in response: {origin} returned an error object: {detail}",
+                kind="malformed",
+            )
+        raise JudgeError(f"no choices in response ({origin})", kind="malformed")
+    if not isinstance(choices, list):
+        what = shorten(repr(choices), 40)
+        raise JudgeError(
+            f"{origin} response has an unusable choices field ({what})", kind="malformed"
+        )
     choice = choices[0]
     if not isinstance(choice, dict):
         raise JudgeError(f"{origin} response choices[0] is not an object", kind="malformed")
@@ -110,6 +123,8 @@ def validate_completion(data: dict[str, Any], origin: str) -> dict[str, Any]:
         why = f" (finish_reason {finish!r})" if finish else ""
         kind = "no content" if content is None else f"a non-text content ({type(content).__name__})"
         raise JudgeError(f"{origin} response choices[0].message has {kind}{why}", kind="malformed")
+    data = redact_json(data)
+    choice = data["choices"][0]
     logprobs = choice.setdefault("logprobs", None)
     if logprobs is not None:
         entries = logprobs.get("content") if isinstance(logprobs, dict) else None

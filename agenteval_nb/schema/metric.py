@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from ..secrets import register_secret
 from .base import SnakeWireModel, WireModel
 from .envexpand import expand
 
@@ -153,6 +154,12 @@ class JudgeModelOptions(WireModel):
             if isinstance(value, str) and key.lower() in _EXPANDED_KEYS:
                 expanded[key] = expand(value)
         return expanded
+
+    @model_validator(mode="after")
+    def _register_key(self) -> JudgeModelOptions:
+        """A configured ``apiKey`` is redacted from any text from then on (``secrets``)."""
+        register_secret(self.api_key)
+        return self
 
 
 _EXPANDED_KEYS = frozenset(

@@ -16,9 +16,16 @@ Rules:
 * A client that drops its connection is not reported; other handler errors are printed.
 * HTTP/1.1 keep-alive, ``TCP_NODELAY`` on every connection (without it keep-alive requests
   stall ~45 ms on delayed ACKs), listen backlog 1024, daemon handler threads.
+* Fault modes (for hardening tests): every occurrence of :data:`ECHO_AUTHORIZATION` in a
+  response body is replaced by the request's ``Authorization`` header (a server that echoes the
+  key back); ``FakeResponse(trickle_s=…)`` sends the headers at once, then the body one byte
+  every ``trickle_s`` seconds; :func:`leaky_responses` lists one response of every bad kind
+  (HTML, truncated JSON, error object, refusal, 4xx/5xx bodies, a valid answer) that echoes the
+  header; :func:`no_choices` is a 200 completion with an empty ``choices`` list.
 
 Run stand-alone: ``python -m agenteval_nb.testing.fake_server --port 0 --latency-ms 50``
-prints the base URL on its first line and serves until interrupted.
+prints the base URL on its first line and serves until interrupted; ``--answer TEXT`` makes
+every completion answer ``TEXT`` instead of echoing.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ from typing import Any
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | FakeResponse"]
 
+ECHO_AUTHORIZATION = "<<echo:authorization>>"
+"""Placeholder replaced by the request's ``Authorization`` header in any response body."""
+
 
 @dataclass
 class FakeResponse:
@@ -49,16 +59,20 @@ class FakeResponse:
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     content_type: str | None = None
+    trickle_s: float = 0.0
 
-    def encode(self) -> tuple[bytes, str]:
-        """Body bytes and content type (JSON unless raw bytes/str or ``content_type`` say so)."""
+    def encode(self, authorization: str = "") -> tuple[bytes, str]:
+        """Body bytes and content type (JSON unless raw bytes/str or ``content_type`` say so);
+        :data:`ECHO_AUTHORIZATION` becomes ``authorization``."""
         if isinstance(self.body, bytes):
-            return self.body, self.content_type or "application/json"
-        if isinstance(self.body, str):
-            return self.body.encode(), self.content_type or "text/plain; charset=utf-8"
-        if self.body is None:
-            return b"", self.content_type or "application/json"
-        return json.dumps(self.body).encode(), self.content_type or "application/json"
+            body, kind = self.body, self.content_type or "application/json"
+        elif isinstance(self.body, str):
+            body, kind = self.body.encode(), self.content_type or "text/plain; charset=utf-8"
+        elif self.body is None:
+            body, kind = b"", self.content_type or "application/json"
+        else:
+            body, kind = json.dumps(self.body).encode(), self.content_type or "application/json"
+        return body.replace(ECHO_AUTHORIZATION.encode(), authorization.encode()), kind
 
 
 def error_body(message: str, *, type_: str = "server_error", code: str | None = None) -> dict:
@@ -145,6 +159,39 @@ def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
+def no_choices() -> dict[str, Any]:
+    """A 200 completion whose ``choices`` list is empty."""
+    body = completion("unused")
+    body["choices"] = []
+    return body
+
+
+def leaky_responses(marker: str = ECHO_AUTHORIZATION) -> dict[str, FakeResponse]:
+    """One response of every bad kind, each quoting ``marker`` (by default the request's
+    ``Authorization`` header), by name: what a misbehaving endpoint can send back."""
+    quote = f"your credentials: {marker}"
+    long_tail = "x" * 160  # a 200-character snippet would cut the key in half
+    return {
+        "html_200": FakeResponse(
+            200, f"<html><body>Login required. {quote}</body></html>", content_type="text/html"
+        ),
+        "truncated_json_200": FakeResponse(200, f'{{"id": "x", "note": "{quote}", "choi'.encode()),
+        "error_object_200": FakeResponse(200, error_body(quote)),
+        "refusal_200": FakeResponse(200, completion(None, message_extra={"refusal": quote})),
+        "no_choices_error_200": FakeResponse(200, {"choices": [], "error": {"message": quote}}),
+        "status_401_json": FakeResponse(401, error_body(quote, type_="invalid_request_error")),
+        "status_400_html": FakeResponse(
+            400, f"<h1>Bad request</h1><p>{quote}</p>", content_type="text/html"
+        ),
+        "status_500_text": FakeResponse(500, f"upstream failed {long_tail} {quote}"),
+        "status_403_no_json_key": FakeResponse(403, {"detail": quote}),
+        "valid_answer_quoting_key": FakeResponse(
+            200,
+            completion(f"reasoning: the grader saw {quote}\nis_the_agent_response_valid: valid"),
+        ),
+    }
+
+
 def echo_handler(request: dict[str, Any]) -> dict[str, Any]:
     """Default behaviour: answer with the text of the last message."""
     messages = request.get("messages") or [{}]
@@ -219,7 +266,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.server.owner._dispatch(self, "POST")
 
-    def send(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str]) -> None:
+    def send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str,
+        headers: Mapping[str, str],
+        trickle_s: float = 0.0,
+    ) -> None:
+        """Answer; with ``trickle_s`` the body goes out one byte every ``trickle_s`` seconds
+        (stopping when the server closes or the client hangs up)."""
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -227,8 +283,17 @@ class _RequestHandler(BaseHTTPRequestHandler):
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(body)
+            if trickle_s <= 0:
+                self.wfile.write(body)
+                self.wfile.flush()
+                return
             self.wfile.flush()
+            for i in range(len(body)):
+                if self.server.owner._closing.wait(trickle_s):
+                    self.close_connection = True
+                    return
+                self.wfile.write(body[i : i + 1])
+                self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (e.g. a timeout test)
 
@@ -380,8 +445,8 @@ class FakeOpenAIServer:
             answer = self._answer(scripted, parsed)
             if self.latency_s + answer.delay_s > 0:
                 self._closing.wait(self.latency_s + answer.delay_s)
-            body, content_type = answer.encode()
-            request.send(answer.status, body, content_type, answer.headers)
+            body, content_type = answer.encode(headers.get("authorization", ""))
+            request.send(answer.status, body, content_type, answer.headers, answer.trickle_s)
         finally:
             with self._lock:
                 self._in_flight -= 1
@@ -414,10 +479,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument("--answer", default=None, help="fixed content of every completion")
     args = parser.parse_args(argv)
     if not math.isfinite(args.latency_ms) or args.latency_ms < 0:
         parser.error("--latency-ms must be a non-negative number")
-    server = FakeOpenAIServer(latency_s=args.latency_ms / 1000, host=args.host, port=args.port)
+    answer = args.answer
+
+    def fixed(request: dict[str, Any]) -> dict[str, Any]:
+        return completion(answer, model=str(request.get("model") or "fake-model"))
+
+    server = FakeOpenAIServer(
+        fixed if answer is not None else None,
+        latency_s=args.latency_ms / 1000,
+        host=args.host,
+        port=args.port,
+    )
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -11,7 +12,15 @@ import threading
 
 import pytest
 
-from agenteval_nb.judge import JudgeCache, JudgeClient, JudgeError, cache_key, default_cache_path
+import agenteval_nb as ae
+from agenteval_nb.judge import (
+    JudgeCache,
+    JudgeCacheWarning,
+    JudgeClient,
+    JudgeError,
+    cache_key,
+    default_cache_path,
+)
 from agenteval_nb.judge.cache import open_cache
 from agenteval_nb.testing import FakeResponse, completion
 
@@ -218,3 +227,110 @@ def test_stored_value_holds_response_and_usage(tmp_path):
     cache.clear()
     assert len(cache) == 0
     cache.close()
+
+
+# an unusable cache file never fails a call: one warning naming the file, then no cache -------
+
+
+def _unusable_garbage(path):
+    path.write_bytes(b"this is not an SQLite database\x00\xff" * 200)
+    return path
+
+
+def _unusable_directory(path):
+    (path / "judge.sqlite").mkdir(parents=True)  # a directory where the file should be
+    return path
+
+
+def _unusable_wal_blocked(path):
+    JudgeCache(path).close()
+    for suffix in ("-wal", "-shm"):  # the write-ahead log cannot be created
+        (path.parent / (path.name + suffix)).unlink(missing_ok=True)
+        (path.parent / (path.name + suffix)).mkdir()
+    return path
+
+
+def _unusable_read_only(path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes to read-only files")
+    cache = JudgeCache(path)
+    cache.close()
+    for p in path.parent.iterdir():
+        p.chmod(0o444)
+    path.parent.chmod(0o555)
+    return path
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_unusable_garbage, _unusable_directory, _unusable_wal_blocked, _unusable_read_only],
+    ids=["garbage", "directory", "wal-blocked", "read-only"],
+)
+async def test_unusable_cache_file_warns_once_and_calls_go_on(server, judge_model, tmp_path, make):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    spec = make(folder / "judge.sqlite") if make is not _unusable_directory else make(folder)
+    try:
+        with pytest.warns(JudgeCacheWarning) as caught:
+            async with JudgeClient(cache=spec) as client:
+                calls = await ask_all(client, judge_model())
+                calls += await ask_all(client, judge_model())
+        assert [c.content for c in calls] == [*QUESTIONS, *QUESTIONS]
+        assert not any(c.cache_hit for c in calls)
+        assert server.request_count == 2 * len(QUESTIONS)
+        ours = [w for w in caught if issubclass(w.category, JudgeCacheWarning)]
+        assert len(ours) == 1
+        assert "judge.sqlite" in str(ours[0].message)
+        assert "continues without a cache" in str(ours[0].message)
+    finally:
+        folder.chmod(0o755)
+
+
+async def test_cache_failing_mid_run_warns_once(server, judge_model, tmp_path):
+    path = tmp_path / "judge.sqlite"
+    with pytest.warns(JudgeCacheWarning) as caught:
+        async with JudgeClient(cache=path) as client:
+            await ask_all(client, judge_model())
+            with sqlite3.connect(path) as other:
+                other.execute("DROP TABLE judge_responses")
+            calls = await ask_all(client, judge_model())
+            calls += await ask_all(client, judge_model())
+            assert client.cache is None
+    assert not any(c.cache_hit for c in calls)
+    assert server.request_count == 3 * len(QUESTIONS)
+    assert len([w for w in caught if issubclass(w.category, JudgeCacheWarning)]) == 1
+    assert str(path) in str(caught[0].message)
+
+
+def test_evaluation_completes_with_a_corrupt_cache_file(server, tmp_path):
+    cache = _unusable_garbage(tmp_path / "judge.sqlite")
+    inv = {
+        "userContent": {"role": "user", "content": "q"},
+        "finalResponse": {"role": "assistant", "content": "a"},
+    }
+    evalset = {
+        "evalSetId": "s",
+        "evalCases": [
+            {
+                "evalId": f"c{i}",
+                "evalMode": "trace",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [inv],
+                "actualConversation": [inv],
+            }
+            for i in range(3)
+        ],
+    }
+    metric = {
+        "metricName": "judged",
+        "threshold": 0.5,
+        "criterion": {"llmJudge": {"judgeModel": {"modelName": "m", "baseURL": server.base_url}}},
+        "evaluatorName": "llm_final_response",
+    }
+    server.handler = lambda request: completion(
+        "reasoning: fine\nis_the_agent_response_valid: valid"
+    )
+    with pytest.warns(JudgeCacheWarning, match="judge.sqlite"):
+        run = ae.evaluate(evalset, [metric], cache=cache, progress=False)
+    assert [c.final_eval_status for c in run.result.eval_case_results] == ["passed"] * 3
+    assert server.request_count == 3

@@ -134,9 +134,12 @@ MALFORMED = [
         id="html",
     ),
     pytest.param(
-        FakeResponse(200, {"id": "x", "object": "chat.completion"}), "no choices", id="nochoices"
+        FakeResponse(200, {"id": "x", "object": "chat.completion"}),
+        "no choices in response",
+        id="nochoices",
     ),
-    pytest.param(FakeResponse(200, {"choices": []}), "unusable choices", id="emptychoices"),
+    pytest.param(FakeResponse(200, {"choices": []}), "no choices in response", id="emptychoices"),
+    pytest.param(FakeResponse(200, {"choices": {"a": 1}}), "unusable choices", id="badchoices"),
     pytest.param(FakeResponse(200, {"choices": [{"index": 0}]}), "has no message", id="nomessage"),
     pytest.param(
         FakeResponse(
@@ -152,7 +155,7 @@ MALFORMED = [
     ),
     pytest.param(
         FakeResponse(200, {"error": {"message": "quota exceeded"}}),
-        "returned an error object: quota exceeded",
+        "no choices in response: judge endpoint returned an error object: quota exceeded",
         id="errorobject",
     ),
     pytest.param(FakeResponse(200, b"[1, 2, 3]"), "list instead of a chat completion", id="list"),

@@ -74,7 +74,7 @@ async def test_sync_callable_returning_awaitable():
 
 async def test_injected_result_is_validated_like_http():
     async with JudgeClient(judge=lambda messages: {"choices": []}) as client:
-        with pytest.raises(JudgeError, match="injected judge response has"):
+        with pytest.raises(JudgeError, match=r"no choices in response \(injected judge\)"):
             await client.complete(None, MESSAGES)
     async with JudgeClient(judge=lambda messages: 42) as client:
         with pytest.raises(JudgeError, match="int instead of a chat completion"):

@@ -52,3 +52,55 @@ def make_metric(
 
 def text_answer(content: str, **kw: Any) -> dict[str, Any]:
     return completion(content, **kw)
+
+
+TEMPLATE_BASE = {
+    "prompt": "Answer:\n<agent_response>\n{{a}}\n</agent_response>\n"
+    "<reference_answer>\n{{r}}\n</reference_answer>",
+    "variableBindings": [
+        {"templateVariable": "a", "source": {"scope": "actual", "field": "finalResponse"}},
+        {"templateVariable": "r", "source": {"scope": "expected", "field": "finalResponse"}},
+    ],
+}
+
+EVALUATOR_CASES = [
+    # (evaluator or template scorer name, llmJudge fields): one of every judge answer format
+    ("llm_final_response", {}),
+    ("llm_rubric_response", {"rubrics": RUBRICS}),
+    ("llm_rubric_critic", {"rubrics": RUBRICS}),
+    ("llm_rubric_reference_critic", {"rubrics": RUBRICS}),
+    ("llm_rubric_knowledge_recall", {"rubrics": RUBRICS}),
+    ("llm_hallucinations", {}),
+    ("llm_verifier_pairwise", {"rubrics": RUBRICS}),
+    ("single_score", {"template": {**TEMPLATE_BASE, "responseScorerName": "single_score"}}),
+    ("boolean", {"template": {**TEMPLATE_BASE, "responseScorerName": "boolean"}}),
+    (
+        "rubric_scores",
+        {
+            "rubrics": RUBRICS,
+            "template": {
+                "prompt": TEMPLATE_BASE["prompt"] + "\nRubrics: {{rubrics}}",
+                "responseScorerName": "rubric_scores",
+                "variableBindings": [
+                    *TEMPLATE_BASE["variableBindings"],
+                    {
+                        "templateVariable": "rubrics",
+                        "source": {"scope": "metric", "field": "rubrics"},
+                    },
+                ],
+            },
+        },
+    ),
+    (
+        "categorical",
+        {
+            "template": {
+                **TEMPLATE_BASE,
+                "responseScorerName": "categorical",
+                "responseScorerOptions": {
+                    "categories": [{"label": "right", "score": 1}, {"label": "wrong", "score": 0}]
+                },
+            }
+        },
+    ),
+]

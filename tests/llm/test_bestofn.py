@@ -10,7 +10,7 @@ from _llm_helpers import RUBRICS
 
 import agenteval_nb as ae
 from agenteval_nb.bestofn import BestOfNError, best_of_n
-from agenteval_nb.schema import EvalStatus, status_for
+from agenteval_nb.schema import status_for
 from agenteval_nb.testing import FakeOpenAIServer
 from agenteval_nb.testing.heuristic_judge import heuristic_handler, heuristic_judge
 
@@ -236,31 +236,56 @@ def test_pointwise_verifier_with_heuristic_server():
     assert isinstance(result.candidates, pd.DataFrame)
 
 
-def test_rubric_metrics_in_pairwise_mode_use_mean_metric_scores():
-    """Any metric works pairwise: >0.5 means the left (actual) candidate is preferred."""
+def _rubric_metric(base_url: str) -> dict:
+    return {
+        "metricName": "rubric",
+        "evaluatorName": "llm_rubric_response",
+        "threshold": 0.5,
+        "criterion": {
+            "llmJudge": {"judgeModel": {"modelName": "j", "baseURL": base_url}, "rubrics": RUBRICS}
+        },
+    }
+
+
+def test_pairwise_without_a_comparing_metric_warns_and_follows_the_reference():
     with FakeOpenAIServer(handler=heuristic_handler) as srv:
-        metrics = [
-            {
-                "metricName": "rubric",
-                "evaluatorName": "llm_rubric_response",
-                "threshold": 0.5,
-                "criterion": {
-                    "llmJudge": {
-                        "judgeModel": {"modelName": "j", "baseURL": srv.base_url},
-                        "rubrics": RUBRICS,
-                    }
-                },
-            }
-        ]
+        with pytest.warns(
+            UserWarning, match=r'pairwise selection without a verifier metric.*"pointwise"'
+        ):
+            pairwise = best_of_n(
+                "Tell me about Paris", ["a", "b"], [_rubric_metric(srv.base_url)], cache=False
+            )
+        assert srv.request_count > 0  # every pair is still evaluated (SPEC §5.3)
+        assert len(pairwise.comparisons) == 1
+        result = best_of_n(
+            "Tell me about Paris",
+            ["Paris has a large population", "no idea"],
+            [_rubric_metric(srv.base_url)],
+            mode="pointwise",
+            cache=False,
+        )
+    assert result.index == 0
+
+
+def test_pair_score_is_the_mean_of_the_metric_scores():
+    """A comparing metric plus a one-candidate metric: the pair score averages both."""
+    evaluator = PairTable({("Paris has a large population", "no idea"): 0.9})
+    reg = ae.Registry.default()
+    reg.register("pair_table", evaluator)
+    with FakeOpenAIServer(handler=heuristic_handler) as srv:
+        metrics = [{"metricName": "pair_table", "threshold": 0.5}, _rubric_metric(srv.base_url)]
         result = best_of_n(
             "Tell me about Paris",
             ["Paris has a large population", "no idea"],
             metrics,
+            registry=reg,
             cache=False,
         )
-    assert result.comparisons["score"].tolist() == [1.0]
+    case = result.run.result.eval_case_results[0]
+    scores = [m.score for m in case.overall_eval_metric_results]
+    assert len(scores) == 2 and scores[0] == 0.9
+    assert result.comparisons["score"].tolist() == [pytest.approx(sum(scores) / 2)]
     assert result.index == 0
-    assert result.run.result.eval_case_results[0].final_eval_status == EvalStatus.PASSED
 
 
 def test_injected_judge_is_accepted():

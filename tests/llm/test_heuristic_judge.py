@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _llm_helpers import EVALUATOR_CASES as CASES
 from _llm_helpers import RUBRICS, inv, make_metric
 
 import agenteval_nb as ae
@@ -34,56 +35,6 @@ ACTUAL = inv(
     ],
 )
 EXPECTED = inv("What is the capital of France?", "Paris is the capital of France.")
-
-TEMPLATE_BASE = {
-    "prompt": "Answer:\n<agent_response>\n{{a}}\n</agent_response>\n"
-    "<reference_answer>\n{{r}}\n</reference_answer>",
-    "variableBindings": [
-        {"templateVariable": "a", "source": {"scope": "actual", "field": "finalResponse"}},
-        {"templateVariable": "r", "source": {"scope": "expected", "field": "finalResponse"}},
-    ],
-}
-
-CASES = [
-    ("llm_final_response", {}),
-    ("llm_rubric_response", {"rubrics": RUBRICS}),
-    ("llm_rubric_critic", {"rubrics": RUBRICS}),
-    ("llm_rubric_reference_critic", {"rubrics": RUBRICS}),
-    ("llm_rubric_knowledge_recall", {"rubrics": RUBRICS}),
-    ("llm_hallucinations", {}),
-    ("llm_verifier_pairwise", {"rubrics": RUBRICS}),
-    ("single_score", {"template": {**TEMPLATE_BASE, "responseScorerName": "single_score"}}),
-    ("boolean", {"template": {**TEMPLATE_BASE, "responseScorerName": "boolean"}}),
-    (
-        "rubric_scores",
-        {
-            "rubrics": RUBRICS,
-            "template": {
-                "prompt": TEMPLATE_BASE["prompt"] + "\nRubrics: {{rubrics}}",
-                "responseScorerName": "rubric_scores",
-                "variableBindings": [
-                    *TEMPLATE_BASE["variableBindings"],
-                    {
-                        "templateVariable": "rubrics",
-                        "source": {"scope": "metric", "field": "rubrics"},
-                    },
-                ],
-            },
-        },
-    ),
-    (
-        "categorical",
-        {
-            "template": {
-                **TEMPLATE_BASE,
-                "responseScorerName": "categorical",
-                "responseScorerOptions": {
-                    "categories": [{"label": "right", "score": 1}, {"label": "wrong", "score": 0}]
-                },
-            }
-        },
-    ),
-]
 
 
 @pytest.mark.parametrize(("evaluator", "fields"), CASES, ids=[c[0] for c in CASES])

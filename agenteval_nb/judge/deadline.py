@@ -1,0 +1,73 @@
+"""One deadline per HTTP attempt, for the whole response.
+
+Rule: an attempt (connect, send, status line and headers, then every byte of the body) must end
+within ``timeout`` seconds of leaving; past that it fails with ``httpx2.ReadTimeout``, which the
+openai client treats like any timeout (retried up to ``max_retries``, then ``APITimeoutError``).
+httpx's own read timeout restarts with every chunk, so without this a server that trickles one
+byte a second would hold a judge call forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import anyio
+import httpx2
+
+
+def _expired(request: httpx2.Request, timeout: float) -> httpx2.ReadTimeout:
+    return httpx2.ReadTimeout(
+        f"the response did not complete within {timeout:g} s", request=request
+    )
+
+
+class _DeadlineStream(httpx2.AsyncByteStream):
+    """The body of one response, read under the attempt's deadline."""
+
+    def __init__(
+        self,
+        inner: httpx2.AsyncByteStream,
+        deadline: float,
+        request: httpx2.Request,
+        timeout: float,
+    ) -> None:
+        self._inner = inner
+        self._deadline = deadline
+        self._request = request
+        self._timeout = timeout
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        chunks = self._inner.__aiter__()
+        while True:
+            try:
+                with anyio.fail_after(max(0.0, self._deadline - anyio.current_time())):
+                    chunk = await chunks.__anext__()
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise _expired(self._request, self._timeout) from None
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class DeadlineTransport(httpx2.AsyncBaseTransport):
+    """Wraps a transport so each request/response exchange ends within ``timeout`` seconds."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, timeout: float) -> None:
+        self._inner = inner
+        self.timeout = timeout
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        deadline = anyio.current_time() + self.timeout
+        try:
+            with anyio.fail_after(self.timeout):
+                response = await self._inner.handle_async_request(request)
+        except TimeoutError:
+            raise _expired(request, self.timeout) from None
+        response.stream = _DeadlineStream(response.stream, deadline, request, self.timeout)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
