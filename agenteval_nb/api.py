@@ -153,7 +153,7 @@ async def evaluate_async(
             context.judge = owned_client
     total = _case_count(run_sets, options)
     bar = _progress_bar(total) if progress else None
-    runs_agents = agents.agent is not None or agents.expected_agent is not None
+    runs_agents = agents.runs_agents
     inference_bar = _progress_bar(total, "inference") if progress and runs_agents else None
     if bar is not None:
         options.on_case_done = bar.update

@@ -5,25 +5,45 @@ raises :class:`~agenteval_nb.errors.FormatError` naming the source, the JSON pat
 expected. Savers write atomically: a temporary file in the target folder, then a rename, so a
 reader never sees half a file. Files are written like the Go framework writes them: 2-space
 indent, trailing newline, ``<`` ``>`` ``&`` escaped; ``apiKey`` is never written.
+
+Loading rules (one function each): :func:`_decode` / :func:`check_tree` (numbers within the
+float64 range, nesting at most :data:`MAX_DEPTH`), :func:`_check_kind` (a document of another
+kind is named), :func:`_read` (an existing file name is a path). Writing never fails on content
+the loaders accept (:func:`dumps`: lone surrogates escaped, NaN/inf as ``null``, any depth).
+See docs/formats.md.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from ._gc import gc_paused
-from .adk import adk_to_evalset, looks_like_adk
+from .adk import (
+    adk_test_to_evalset,
+    adk_to_evalset,
+    criteria_to_metrics,
+    looks_like_adk,
+    looks_like_adk_config,
+    looks_like_adk_test,
+)
 from .errors import FormatError
 from .schema import EvalMetric, EvalSet, EvalSetResult
+from .schema.base import WireModel, wire_fields
 from .schema.keys import fold_keys
+from .schema.metric import is_api_key_name
 
 Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
 M = TypeVar("M", bound=BaseModel)
@@ -35,7 +55,35 @@ _GO_ESCAPES = {
     "\u2028": "\\u2028",
     "\u2029": "\\u2029",
 }
-_GO_ESCAPE_TABLE = str.maketrans(_GO_ESCAPES)
+
+
+def go_escape(text: str) -> str:
+    """``text`` with Go's HTML escaping of ``<`` ``>`` ``&`` U+2028 U+2029 (a few C-speed
+    replaces; ``str.translate`` with a table is ten times slower on large files)."""
+    for char, escaped in _GO_ESCAPES.items():
+        if char in text:
+            text = text.replace(char, escaped)
+    return text
+
+
+MAX_DEPTH = 256
+"""Deepest nesting of arrays and objects accepted in an eval set or metrics file.
+
+Go accepts 10000 levels; Python's decoder and pydantic stop near 1000, so a deeper document is
+rejected at load with a :class:`FormatError` rather than failing later. Result files may nest
+:data:`RESULT_EXTRA_DEPTH` more, because they embed eval-set turns and metric criteria a few
+levels deeper than the files those came from: every result written from loaded input loads again.
+"""
+RESULT_EXTRA_DEPTH = 16
+
+_FLOAT64_MAX = int(sys.float_info.max)
+_MAYBE_HUGE = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}|[0-9]{200}")
+"""A literal that may overflow float64 (an exponent of 3+ digits or 200+ digits); only then
+are the slower range-checking number hooks used."""
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*|[\[\]{},:]|true|false|null')
 
 
 def json_path(loc: Iterable[int | str]) -> str:
@@ -53,11 +101,29 @@ def _describe(error: dict[str, Any]) -> str:
     msg = error.get("msg", "invalid value")
     if error.get("type") == "missing":
         return "required field is missing"
-    value = error.get("input")
-    shown = json.dumps(value, ensure_ascii=False, default=str)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return f"{msg[0].lower()}{msg[1:]} (got {shown})"
+    return f"{msg[0].lower()}{msg[1:]} (got {preview(error.get('input'))})"
+
+
+def preview(value: Any, width: int = 60) -> str:
+    """A short JSON rendering of ``value`` for messages; key fields are masked, never shown."""
+    try:
+        shown = json.dumps(_masked(value), ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        shown = f"a deeply nested {type(value).__name__}"
+    shown = escape_surrogates(shown)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _masked(value: Any, depth: int = 6) -> Any:
+    """``value`` with the value of every key field (any spelling of ``apiKey``) replaced by
+    ``***``, down to ``depth`` levels (a preview shows no more than that)."""
+    if depth == 0:
+        return "..."
+    if isinstance(value, dict):
+        return {k: "***" if is_api_key_name(k) else _masked(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_masked(v, depth - 1) for v in value[:8]]
+    return value
 
 
 def _format_error(
@@ -72,12 +138,17 @@ def _format_error(
     return err
 
 
-def _read(src: Source) -> tuple[Any, str]:
-    """Decode ``src`` into plain JSON data and name its source for messages."""
+def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
+    """Decode ``src`` into plain JSON data and name its source for messages.
+
+    A string is a path when a file of that name exists (even ``[x].json``); otherwise text that
+    starts like JSON (``{``, ``[`` or ``"``) is JSON text, and anything else a path.
+    """
     if isinstance(src, (dict, list)):
+        check_tree(src, "<object>", max_depth)
         return src, "<object>"
-    if isinstance(src, str) and src.lstrip()[:1] in ("{", "[", '"'):
-        return _decode(src, "<text>"), "<text>"
+    if isinstance(src, str) and not _is_file(src) and src.lstrip()[:1] in ("{", "[", '"'):
+        return _decode(src, "<text>", max_depth), "<text>"
     path = Path(os.fspath(src))
     try:
         text = path.read_text(encoding="utf-8")
@@ -85,10 +156,19 @@ def _read(src: Source) -> tuple[Any, str]:
         raise FormatError(str(path), "$", "file not found") from None
     except UnicodeDecodeError as exc:
         raise FormatError(str(path), "$", f"UTF-8 text ({exc.reason})") from None
-    return _decode(text, str(path)), str(path)
+    return _decode(text, str(path), max_depth), str(path)
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names an existing file (JSON documents are never tried as names)."""
+    return len(text) < 4096 and "\n" not in text and os.path.isfile(text)
 
 
 class _NonStandardNumber(ValueError):
+    pass
+
+
+class _OutOfRange(ValueError):
     pass
 
 
@@ -96,12 +176,38 @@ def _reject_constant(name: str) -> Any:
     raise _NonStandardNumber(name)
 
 
-def _decode(text: str, source: str) -> Any:
-    """Strict JSON: ``NaN`` and ``Infinity`` are rejected, as Go's decoder rejects them."""
+def _checked_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _OutOfRange(literal)
+    return value
+
+
+def _checked_int(literal: str) -> int:
+    value = int(literal)
+    if abs(value) > _FLOAT64_MAX:
+        raise _OutOfRange(literal)
+    return value
+
+
+def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
+    """Strict JSON as Go's decoder reads it.
+
+    Rejected, each as a :class:`FormatError` with the JSON path and line: ``NaN`` and
+    ``Infinity``; numbers outside the float64 range (``1e999``; Python would read ``inf``);
+    nesting deeper than ``max_depth`` arrays/objects.
+    """
     if not text.strip():
         raise FormatError(source, "$", "a JSON document, got an empty file", line=1)
+    if _deeper_than(text, max_depth):
+        found = _locate(text, lambda token, depth: token in "[{" and depth > max_depth)
+        if found is not None:
+            raise FormatError(source, found[0], _too_deep(max_depth), line=found[1])
+    hooks: dict[str, Any] = {}
+    if _MAYBE_HUGE.search(text):
+        hooks = {"parse_float": _checked_float, "parse_int": _checked_int}
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, **hooks)
     except json.JSONDecodeError as exc:
         raise FormatError(
             source, "$", f"valid JSON: {exc.msg} at column {exc.colno}", line=exc.lineno
@@ -112,6 +218,94 @@ def _decode(text: str, source: str) -> Any:
         raise FormatError(
             source, "$", f"valid JSON: {exc} is not a JSON number", line=line
         ) from None
+    except _OutOfRange as exc:
+        literal = str(exc)
+        found = _locate(text, lambda token, depth: token == literal)
+        path, line = found if found is not None else ("$", None)
+        raise FormatError(source, path, _out_of_range(literal), line=line) from None
+    except RecursionError:
+        raise FormatError(source, "$", _too_deep(max_depth)) from None
+
+
+def _too_deep(limit: int) -> str:
+    return f"arrays/objects nested at most {limit} levels deep"
+
+
+def _out_of_range(literal: str) -> str:
+    shown = literal if len(literal) <= 40 else literal[:37] + "..."
+    return f"a number within the float64 range (got {shown})"
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``limit`` (a quick scan at C speed)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > limit
+
+
+def _locate(text: str, hit: Callable[[str, int], bool]) -> tuple[str, int] | None:
+    """JSON path and line of the first token for which ``hit(token, depth)`` holds.
+
+    A tokenising walk used only to explain an error: it tracks the key or index of every open
+    container. ``depth`` counts the containers open at the token (a ``[``/``{`` counts itself).
+    """
+    stack: list[list[Any]] = []  # [is_object, key or index, expecting a key]
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first in "[{":
+            if hit(token, len(stack) + 1):
+                return _stack_path(stack), text.count("\n", 0, match.start()) + 1
+            stack.append([first == "{", None if first == "{" else 0, first == "{"])
+        elif first in "]}":
+            if stack:
+                stack.pop()
+        elif first == ",":
+            if stack:
+                top = stack[-1]
+                if top[0]:
+                    top[2] = True
+                else:
+                    top[1] += 1
+        elif first == ":":
+            if stack:
+                stack[-1][2] = False
+        elif first == '"' and stack and stack[-1][0] and stack[-1][2]:
+            stack[-1][1] = json.loads(token)
+        elif hit(token, len(stack)):
+            return _stack_path(stack), text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _stack_path(stack: list[list[Any]]) -> str:
+    return json_path(frame[1] for frame in stack)
+
+
+def check_tree(data: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
+    """The rules of :func:`_decode` for data given as Python objects (dicts and lists).
+
+    Raises :class:`FormatError` for a float that is NaN or infinite, an int outside the float64
+    range, or nesting deeper than ``max_depth``. Iterative, so any depth is safe to check.
+    """
+    stack: list[tuple[Any, tuple[Any, ...], int]] = [(data, (), 1)]
+    while stack:
+        value, loc, depth = stack.pop()
+        if isinstance(value, dict):
+            items: Iterable[tuple[Any, Any]] = value.items()
+        elif isinstance(value, (list, tuple)):
+            items = enumerate(value)
+        else:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise FormatError(source, json_path(loc), f"a finite number (got {value})")
+            if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT64_MAX:
+                raise FormatError(source, json_path(loc), _out_of_range(str(value)))
+            continue
+        if depth > max_depth:
+            raise FormatError(source, json_path(loc), _too_deep(max_depth))
+        for key, item in reversed(list(items)):
+            if isinstance(item, (dict, list, tuple, float, int)):
+                stack.append((item, (*loc, key), depth + 1))
 
 
 def _validate(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
@@ -139,100 +333,306 @@ def _json_type(value: Any) -> str:
 
 
 def load_evalset(src: Source | EvalSet) -> EvalSet:
-    """Load an eval set (Go format, or the google-adk / trpc-agent-python shape, converted)."""
+    """Load an eval set: Go format, or converted from google-adk / trpc-agent-python.
+
+    Converted shapes (see :mod:`agenteval_nb.adk`): the snake_case / ``parts`` eval set, and
+    google-adk's older ``*.test.json`` (a JSON array of turns, or of ``{name, data}`` cases).
+    """
     if isinstance(src, EvalSet):
         return src
     data, source = _read(src)
-    if looks_like_adk(data):
+    if looks_like_adk_test(data):
+        data = adk_test_to_evalset(data, source, _stem(source))
+    elif looks_like_adk(data):
         data = adk_to_evalset(data, source)
+    _check_kind("eval set", data, source)
     return _validate(EvalSet, data, source)
 
 
 def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
-    """Load a metrics file: a JSON array of metrics; ``${VAR}`` in judgeModel is expanded."""
+    """Load a metrics file: a JSON array of metrics; ``${VAR}`` in judgeModel is expanded.
+
+    A google-adk / trpc-agent-python ``test_config.json`` (``{"criteria": {...}}``) is
+    converted (see :func:`agenteval_nb.adk.criteria_to_metrics`).
+    """
     if isinstance(src, (list, tuple)) and all(isinstance(m, EvalMetric) for m in src):
         return list(src)
     data, source = _read(src)  # type: ignore[arg-type]
+    if looks_like_adk_config(data):
+        data = criteria_to_metrics(data, source)
     if isinstance(data, dict):
-        raise FormatError(source, "$", "a JSON array of metrics, got an object")
+        raise FormatError(source, "$", f"a JSON array of metrics, got an object{_looks_like(data)}")
     if not isinstance(data, list):
         raise FormatError(source, "$", f"a JSON array of metrics, got {_json_type(data)}")
     return [_validate(EvalMetric, item, source, (i,)) for i, item in enumerate(data)]
 
 
 def load_result(src: Source | EvalSetResult) -> EvalSetResult:
-    """Load a result file as it is (also the legacy form: a JSON string holding the result)."""
+    """Load a result file as it is (also the legacy form: a JSON string holding the result).
+
+    A document that is not a result (an eval set, a metrics array, any object without a result
+    key) is a :class:`FormatError` saying what it looks like, never an empty result.
+    """
     if isinstance(src, EvalSetResult):
         return src
-    data, source = _read(src)
+    depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
+    data, source = _read(src, depth)
     if isinstance(data, str):
-        data = _decode(data, source)
+        data = _decode(data, source, depth)
+    _check_kind("eval set result", data, source)
     return _validate(EvalSetResult, data, source)
 
 
-def dumps(model: BaseModel | list[BaseModel]) -> str:
-    """File text of a model or list of models, written as the Go framework writes it."""
-    if isinstance(model, list):
-        body = json.dumps(
-            [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in model],
-            indent=2,
-            ensure_ascii=False,
+_RESULT_KEYS = ("evalSetResultId", "evalSetResultName", "evalSetId", "evalCaseResults", "summary")
+"""A result document has at least one of these keys (compared ignoring case), or none at all."""
+
+
+def _check_kind(kind: str, data: Any, source: str) -> None:
+    """A :class:`FormatError` when ``data`` is a document of another kind.
+
+    A result must be an object with a result key (or be empty) and no ``evalCases`` without
+    ``evalCaseResults``; an eval set must not look like a result or a test config. The message
+    says what the document looks like (``has evalCases`` …).
+    """
+    if isinstance(data, list):
+        raise FormatError(source, "$", f"a JSON object ({kind}), got an array{_looks_like(data)}")
+    if not isinstance(data, dict) or not data:
+        return
+    keys = {k.lower() for k in data if isinstance(k, str)}
+    if kind == "eval set":
+        wrong = (
+            "evalsetid" not in keys
+            and "evalcases" not in keys
+            and ("evalcaseresults" in keys or "criteria" in keys)
         )
     else:
-        body = model.model_dump_json(by_alias=True, exclude_none=True, indent=2)
-    return body.translate(_GO_ESCAPE_TABLE) + "\n"
+        wrong = ("evalcases" in keys and "evalcaseresults" not in keys) or not any(
+            k.lower() in keys for k in _RESULT_KEYS
+        )
+    if wrong:
+        raise FormatError(source, "$", f"an {kind}, but the document{_looks_like(data)}")
 
 
-def _indented(model: BaseModel) -> str:
-    """A nested model's JSON, indented as it stands two levels deep in the file."""
-    return model.model_dump_json(by_alias=True, exclude_none=True, indent=2).replace("\n", "\n  ")
+def _looks_like(data: Any) -> str:
+    """`` (looks like …)`` for a document of a known kind, else a list of its first keys."""
+    if isinstance(data, list):
+        if data and all(isinstance(d, dict) and "metricName" in d for d in data):
+            return " (looks like a metrics file: items have metricName)"
+        if looks_like_adk_test(data):
+            return " (looks like a google-adk .test.json: items have query)"
+        return ""
+    keys = {k.lower(): k for k in data if isinstance(k, str)}
+    for wire_key, kind in (
+        ("evalCaseResults", "an eval set result"),
+        ("evalCases", "an eval set"),
+        ("eval_cases", "an eval set"),
+        ("criteria", "a google-adk test_config.json"),
+        ("metricName", "a metric"),
+    ):
+        if wire_key.lower() in keys:
+            return f" looks like {kind} (has {keys[wire_key.lower()]})"
+    shown = ", ".join(list(keys.values())[:5]) or "no string keys"
+    return f" has none of the expected keys (has {shown})"
+
+
+def _stem(source: str) -> str:
+    """Eval set id for a converted ``.test.json``: the file name without its suffixes."""
+    if source.startswith("<"):
+        return "adk_test"
+    name = Path(source).name
+    for suffix in (".test.json", ".evalset.json", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or "adk_test"
+    return name
+
+
+# ------------------------------------------------------------------------------------ writing
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (``\\ud83d``, half an emoji) as JSON ``\\udXXX`` escapes.
+
+    JSON allows them, UTF-8 cannot encode them; escaped, the file stays valid UTF-8 and reads
+    back to the same string. Only valid inside JSON string literals, where they can only occur.
+    """
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HUGE_INT = re.compile("[0-9]{309}")
+
+
+def _model_text(model: BaseModel, level: int = 0) -> str:
+    """JSON of a model, 2-space indented as it stands ``level`` containers deep in the file.
+
+    pydantic's encoder first; when it cannot (lone surrogates, nesting beyond its depth limit)
+    the iterative encoder of :func:`_encode` writes the same document.
+    """
+    try:
+        text = model.model_dump_json(by_alias=True, exclude_none=True, indent=2)
+    except PydanticSerializationError:
+        text = _encode(_plain(model))
+    else:
+        if _HUGE_INT.search(text):  # an int beyond float64: our loader would refuse the file
+            text = _encode(_plain(model))
+    return text.replace("\n", "\n" + "  " * level) if level else text
+
+
+def _model_items(model: BaseModel) -> dict[str, Any]:
+    """The wire keys of ``model`` and their (unconverted) values, as written to a file."""
+    cls = type(model)
+    items: dict[str, Any] = {}
+    for name, field in cls.model_fields.items():
+        value = getattr(model, name)
+        if value is not None and not field.exclude:
+            items[field.alias or name] = value
+    for key, value in (model.model_extra or {}).items():
+        if value is not None:
+            items[key] = value
+    return wire_fields(model, items) if isinstance(model, WireModel) else items
+
+
+def _plain(root: Any) -> Any:
+    """``root`` as plain JSON data (models by :func:`_model_items`), without recursion.
+
+    NaN and infinities become ``None``; an int beyond the float64 range and values JSON cannot
+    hold become their ``str`` (written as a string, so the file loads again).
+    """
+    holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(root, holder, 0)]
+    while stack:
+        value, parent, key = stack.pop()
+        if isinstance(value, BaseModel):
+            value = _model_items(value)
+        if isinstance(value, dict):
+            new: Any = {}
+            for k, item in value.items():
+                k = k if isinstance(k, str) else json.dumps(k) if k is None else str(k)
+                new[k] = None
+                stack.append((item, new, k))
+        elif isinstance(value, (list, tuple)):
+            new = [None] * len(value)
+            stack.extend((item, new, i) for i, item in enumerate(value))
+        elif value is None or isinstance(value, (str, bool)):
+            new = value
+        elif isinstance(value, int):
+            new = int(value) if abs(value) <= _FLOAT64_MAX else str(value)
+        elif isinstance(value, float):
+            new = float(value) if math.isfinite(value) else None
+        else:
+            new = str(value)
+        parent[key] = new
+    return holder[0]
+
+
+def _encode(root: Any) -> str:
+    """``json.dumps(root, indent=2, ensure_ascii=False)`` for plain data, without recursion.
+
+    Lone surrogates are escaped (:func:`escape_surrogates`); a document nested deeper than our
+    loaders accept is still written, with a warning.
+    """
+    parts: list[str] = []
+    stack: list[tuple[Any, int | None]] = [(root, 0)]
+    deepest = 0
+    while stack:
+        value, level = stack.pop()
+        if level is None:
+            parts.append(value)
+        elif isinstance(value, (dict, list)):
+            if not value:
+                parts.append("{}" if isinstance(value, dict) else "[]")
+                continue
+            deepest = max(deepest, level + 1)
+            pad = "\n" + "  " * (level + 1)
+            opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+            todo: list[tuple[Any, int | None]] = []
+            if isinstance(value, dict):
+                for i, (key, item) in enumerate(value.items()):
+                    todo.append(((opening if i == 0 else ",") + pad + _string(key) + ": ", None))
+                    todo.append((item, level + 1))
+            else:
+                for i, item in enumerate(value):
+                    todo.append(((opening if i == 0 else ",") + pad, None))
+                    todo.append((item, level + 1))
+            todo.append(("\n" + "  " * level + closing, None))
+            stack.extend(reversed(todo))
+        elif isinstance(value, str):
+            parts.append(_string(value))
+        elif value is None or value is True or value is False:
+            parts.append("null" if value is None else "true" if value else "false")
+        elif isinstance(value, float) and not math.isfinite(value):
+            parts.append("null")
+        else:
+            parts.append(repr(value))
+    if deepest > MAX_DEPTH:
+        warnings.warn(
+            f"the document written nests {deepest} levels; agenteval_nb loads at most "
+            f"{MAX_DEPTH} (results {MAX_DEPTH + RESULT_EXTRA_DEPTH})",
+            stacklevel=3,
+        )
+    return "".join(parts)
+
+
+def _string(text: str) -> str:
+    return escape_surrogates(json.dumps(text, ensure_ascii=False))
+
+
+def dumps(model: BaseModel | list[BaseModel]) -> str:
+    """File text of a model or list of models, written as the Go framework writes it.
+
+    Never fails on content the loaders accept: lone surrogates are escaped, NaN/infinity
+    become ``null``, deep nesting is written iteratively.
+    """
+    if isinstance(model, list):
+        if not model:
+            body = "[]"
+        else:
+            body = "[\n  " + ",\n  ".join(_model_text(m, 1) for m in model) + "\n]"
+    else:
+        body = _model_text(model)
+    return go_escape(body) + "\n"
 
 
 def _result_chunks(result: EvalSetResult) -> Iterator[str]:
     """The result file text in pieces, one case result at a time (bounded memory).
 
-    Every model is serialised by pydantic's encoder; the pieces concatenate to :func:`dumps`.
+    The pieces concatenate to :func:`dumps` of the result.
     """
-    fields = [
-        (field.alias or name, getattr(result, name))
-        for name, field in type(result).model_fields.items()
-    ]
-    fields += list((result.model_extra or {}).items())
     first = True
     yield "{"
-    for key, value in fields:
-        if value is None:
-            continue
-        yield ("\n" if first else ",\n") + f"  {json.dumps(key)}: "
+    for key, value in _model_items(result).items():
+        yield ("\n" if first else ",\n") + f"  {_string(key)}: "
         first = False
-        if key == "evalCaseResults" and isinstance(value, list):
-            if not value:
-                yield "[]"
-                continue
+        if key == "evalCaseResults" and isinstance(value, list) and value:
             yield "["
             for j, case in enumerate(value):
-                yield ("\n    " if j == 0 else ",\n    ") + _indented(case).replace("\n", "\n  ")
+                yield ("\n    " if j == 0 else ",\n    ") + _model_text(case, 2)
             yield "\n  ]"
         elif isinstance(value, BaseModel):
-            yield _indented(value)
+            yield _model_text(value, 1)
         else:
-            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-    yield "\n}\n"
+            yield _encode(_plain(value)).replace("\n", "\n  ")
+    yield "\n}\n" if not first else "}\n"
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
     """Write ``text`` (a string or string pieces) via a temp file in the same folder and a
-    rename, so that readers never see a partial file."""
+    rename, so that readers never see a partial file. String pieces get Go's HTML escaping.
+
+    The file is always valid UTF-8: a lone surrogate still in the text (JSON from this module
+    has them escaped already) is written as U+FFFD, as Go writes invalid UTF-8."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             if isinstance(text, str):
-                handle.write(text)
+                handle.write(_SURROGATE.sub("\ufffd", text))
             else:
                 for piece in text:
-                    handle.write(piece.translate(_GO_ESCAPE_TABLE))
+                    handle.write(_SURROGATE.sub("\ufffd", go_escape(piece)))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)

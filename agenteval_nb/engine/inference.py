@@ -60,6 +60,11 @@ class AgentSetup:
     usage: dict[str, int] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
 
+    @property
+    def runs_agents(self) -> bool:
+        """True when the evaluation runs an agent under test (or an expected runner)."""
+        return self.agent is not None or self.expected_agent is not None
+
     def add_usage(self, tokens: dict[str, int]) -> None:
         for key, value in tokens.items():
             self.usage[key] = self.usage.get(key, 0) + value

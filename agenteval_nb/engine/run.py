@@ -151,8 +151,7 @@ def case_pool_size(options: EngineOptions) -> int:
     """
     if options.case_parallelism is not None:
         return options.case_parallelism
-    agents = options.agents
-    if agents.agent is not None or agents.expected_agent is not None:
+    if options.agents.runs_agents:
         return DEFAULT_CASE_PARALLELISM
     judge_slots = getattr(options.context.judge, "max_concurrency", None)
     if isinstance(judge_slots, int) and judge_slots > 0:
@@ -192,7 +191,7 @@ async def run_evaluation(
 ) -> EngineOutput:
     """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
     recorded runs that share case ids) and summarise."""
-    if options.agents.agent is not None or options.agents.expected_agent is not None:
+    if options.agents.runs_agents:
         with gc_frozen():  # live agents make cycles: collect them, not the loaded data
             return await _run_evaluation(evalsets, metrics, options)
     with gc_paused():

@@ -145,14 +145,33 @@ class JudgeModelOptions(WireModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _expand_env(cls, data: Any) -> Any:
-        """``${VAR}``/``$VAR`` expansion of the endpoint strings, at decode time (SPEC §1.4)."""
+    def _one_key_then_expand(cls, data: Any) -> Any:
+        """Fold every spelling of the key field into ``apiKey``, then expand ``${VAR}``.
+
+        ``api_key``, ``APIKey``, ``Api-Key`` … all name the key (case, ``_`` and ``-``
+        ignored), so none of them survives as an unknown key that would be written or shown.
+        Two spellings with different values are rejected. Expansion (SPEC §1.4) applies to the
+        endpoint strings at decode time.
+        """
         if not isinstance(data, dict):
             return data
-        expanded = dict(data)
+        expanded: dict[Any, Any] = {}
+        keys: dict[str, Any] = {}
         for key, value in data.items():
-            if isinstance(value, str) and key.lower() in _EXPANDED_KEYS:
-                expanded[key] = expand(value)
+            if is_api_key_name(key):
+                keys[key] = value
+                continue
+            if isinstance(value, str) and isinstance(key, str) and key.lower() in _EXPANDED_KEYS:
+                value = expand(value)
+            expanded[key] = value
+        if keys:
+            if len({repr(v) for v in keys.values()}) > 1:
+                raise ValueError(
+                    f"the API key is given twice under different spellings ({', '.join(keys)}); "
+                    "give it once, as apiKey"
+                )
+            value = next(iter(keys.values()))
+            expanded["apiKey"] = expand(value) if isinstance(value, str) else value
         return expanded
 
     @model_validator(mode="after")
@@ -162,17 +181,20 @@ class JudgeModelOptions(WireModel):
         return self
 
 
+def is_api_key_name(key: Any) -> bool:
+    """True for any spelling of the judge's key field: ``apiKey`` ignoring case, ``_``, ``-``."""
+    return isinstance(key, str) and key.lower().replace("_", "").replace("-", "") == "apikey"
+
+
 _EXPANDED_KEYS = frozenset(
     {
         "providername",
         "modelname",
         "variant",
         "baseurl",
-        "apikey",
         "provider_name",
         "model_name",
         "base_url",
-        "api_key",
     }
 )
 

@@ -1,12 +1,20 @@
 """Result file (SPEC §1.5): ``<base>/<app>/<evalSetResultId>.evalset_result.json``.
 
 Status fields are plain strings (see :class:`~agenteval_nb.schema.status.EvalStatus`) so that a
-file from a newer framework with a new status still loads.
+file from a newer framework with a new status still loads. Go's ``omitempty`` leaves out an
+empty ``details.reason`` and a zero ``averageScore``; so does agenteval_nb (``wire_omit_empty``),
+and both read back equal to what was written: an empty reason is held as ``None`` (absent),
+``averageScore`` as the float Go holds (absent reads as ``0.0``). Other fields are written as
+held (``None`` omitted).
 """
 
 from __future__ import annotations
 
-from .base import WireModel
+from typing import Any, ClassVar
+
+from pydantic import field_validator
+
+from .base import OmitEmptyModel, WireModel
 from .evalset import EpochTime, Invocation
 from .metric import Criterion
 
@@ -26,14 +34,23 @@ class RubricScore(WireModel):
     score: float | None = None
 
 
-class EvalMetricResultDetails(WireModel):
+class EvalMetricResultDetails(OmitEmptyModel):
     """Reason, score, typed value and rubric scores of one metric result.
 
     agenteval_nb keeps judge samples, usage and verifier distributions under extra keys here;
     Go readers ignore them.
     """
 
+    wire_omit_empty: ClassVar[frozenset[str]] = frozenset({"reason"})
+
     reason: str | None = None
+    """No reason: ``None`` (an empty reason is stored as ``None``, and never written)."""
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _empty_reason_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
+
     score: float | None = None
     value: ScoreValue | None = None
     rubric_scores: list[RubricScore] | None = None
@@ -73,9 +90,18 @@ class StatusCounts(WireModel):
     not_evaluated: int | None = None
 
 
-class MetricSummary(WireModel):
+class MetricSummary(OmitEmptyModel):
+    wire_omit_empty: ClassVar[frozenset[str]] = frozenset({"averageScore"})
+
     metric_name: str | None = None
-    average_score: float | None = None
+    average_score: float = 0.0
+    """A Go float64: absent, ``null`` and ``0`` are the same (never written when 0)."""
+
+    @field_validator("average_score", mode="before")
+    @classmethod
+    def _go_float(cls, value: Any) -> Any:
+        return 0.0 if value is None else value
+
     eval_status: str | None = None
     threshold: float | None = None
     status_counts: StatusCounts | None = None

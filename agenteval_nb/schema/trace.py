@@ -1,7 +1,8 @@
 """Execution trace of an invocation (SPEC §1.3).
 
 The Go structs have no JSON tags, so keys are the Go field names (PascalCase, ``ID`` suffixes);
-``Usage`` is snake_case. Times are RFC3339 strings.
+``Usage`` is snake_case. Times are RFC3339 strings. Go writes every key of these structs, nil
+ones as ``null``; a key read as ``null`` is written back as ``null`` (:class:`KeepNullModel`).
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from .base import SnakeWireModel, WireModel
+from .base import KeepNullModel
 
 
-class _PascalModel(WireModel):
+class _PascalModel(KeepNullModel):
     model_config = ConfigDict(
         alias_generator=lambda name: "".join(p.title() for p in name.split("_"))
     )
@@ -23,17 +24,21 @@ class Snapshot(_PascalModel):
     text: str | None = None
 
 
-class PromptTokensDetails(SnakeWireModel):
+class _SnakeModel(KeepNullModel):
+    model_config = ConfigDict(alias_generator=None)
+
+
+class PromptTokensDetails(_SnakeModel):
     cached_tokens: int | None = None
     cache_creation_tokens: int | None = None
     cache_read_tokens: int | None = None
 
 
-class CompletionTokensDetails(SnakeWireModel):
+class CompletionTokensDetails(_SnakeModel):
     reasoning_tokens: int | None = None
 
 
-class Usage(SnakeWireModel):
+class Usage(_SnakeModel):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     total_tokens: int | None = None

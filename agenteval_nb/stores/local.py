@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import os
 import threading
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -25,7 +26,14 @@ from ..errors import FormatError
 from ..schema import EvalMetric, EvalSet, EvalSetResult
 from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
 from .errors import NotFoundError
-from .locator import EVALSET_SUFFIX, METRICS_SUFFIX, RESULT_SUFFIX, Locator, SuffixLocator
+from .locator import (
+    EVALSET_SUFFIX,
+    METRICS_SUFFIX,
+    RESULT_SUFFIX,
+    Locator,
+    SuffixLocator,
+    safe_name,
+)
 from .rules import Clock
 
 T = TypeVar("T")
@@ -66,8 +74,29 @@ class _LocalFiles:
         self.locator = locator if locator is not None else SuffixLocator(suffix)
 
     def path(self, app_name: str, item_id: str) -> Path:
-        """The file of ``item_id`` (an eval set id or a result id) in ``app_name``."""
-        return Path(self.locator.build(self.base_dir, app_name, item_id))
+        """The file of ``item_id`` (an eval set id or a result id) in ``app_name``.
+
+        ``ValueError`` when the locator builds a path outside ``base_dir`` (the default locator
+        never does: names are made safe by :func:`~agenteval_nb.stores.locator.safe_name`).
+        """
+        built = Path(self.locator.build(self.base_dir, app_name, item_id))
+        base = self.base_dir.resolve()
+        if not built.resolve().is_relative_to(base) or built.resolve() == base:
+            raise ValueError(f"{built} is outside the store folder {base}")
+        return built
+
+    def _target(self, app_name: str, item_id: str) -> Path:
+        """:meth:`path` for a write; warns when a name had to be escaped to be a file name."""
+        path = self.path(app_name, item_id)
+        if isinstance(self.locator, SuffixLocator):
+            for what, value in (("app name", app_name), ("id", item_id)):
+                if safe_name(value) != value:
+                    warnings.warn(
+                        f"{what} {value!r} is not a safe file name; stored as "
+                        f"{safe_name(value)!r} (listed back as the original)",
+                        stacklevel=4,
+                    )
+        return path
 
     def _list(self, app_name: str) -> builtins.list[str]:
         return builtins.list(self.locator.list(self.base_dir, app_name))
@@ -99,7 +128,7 @@ class LocalEvalSetStore(_LocalFiles, DocumentEvalSetStore):
         return self.path(app_name, eval_set_id).exists()
 
     def _write(self, app_name: str, eval_set_id: str, eval_set: EvalSet) -> None:
-        io.write_text_atomic(self.path(app_name, eval_set_id), io.dumps(eval_set))
+        io.write_text_atomic(self._target(app_name, eval_set_id), io.dumps(eval_set))
 
     def _remove(self, app_name: str, eval_set_id: str) -> None:
         path = self.path(app_name, eval_set_id)
@@ -132,7 +161,7 @@ class LocalMetricStore(_LocalFiles, DocumentMetricStore):
             return []
 
     def _write(self, app_name: str, eval_set_id: str, metrics: builtins.list[EvalMetric]) -> None:
-        io.write_text_atomic(self.path(app_name, eval_set_id), io.dumps(builtins.list(metrics)))
+        io.write_text_atomic(self._target(app_name, eval_set_id), io.dumps(builtins.list(metrics)))
 
 
 class LocalResultStore(_LocalFiles, DocumentResultStore):
@@ -158,7 +187,7 @@ class LocalResultStore(_LocalFiles, DocumentResultStore):
 
     def _write(self, app_name: str, result: EvalSetResult) -> None:
         result_id = result.eval_set_result_id or ""
-        io.write_text_atomic(self.path(app_name, result_id), io.dumps(result))
+        io.write_text_atomic(self._target(app_name, result_id), io.dumps(result))
 
     def _ids(self, app_name: str) -> builtins.list[str]:
         return self._list(app_name)

@@ -3,20 +3,24 @@
 Default layout: ``<base_dir>/<app_name>/<id><suffix>`` with the suffixes below. A custom
 locator (e.g. ``custom-<id>.evalset.json``) maps ids to paths and lists the ids of an app; it
 must agree with itself: every id its ``list`` returns must ``build`` to an existing file.
+Ids and app names are data (an eval set id may hold ``/`` or ``..``): the default locator makes
+them safe file names (:func:`safe_name`), and the local stores refuse any path a locator builds
+outside their base folder.
 """
 
 from __future__ import annotations
 
 import builtins
+import hashlib
 import os
+import re
+import urllib.parse
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
 RESULT_SUFFIX = ".evalset_result.json"
-
-_SEPARATORS = tuple(sep for sep in ("/", "\\", os.sep, os.altsep) if sep)
 
 
 @runtime_checkable
@@ -32,23 +36,49 @@ class Locator(Protocol):
         ...
 
 
-def check_component(value: str, what: str) -> str:
-    """``value`` if it is usable as one file-name component, else ``ValueError``.
+def safe_name(value: str) -> str:
+    """``value`` as one safe file-name component; :func:`original_name` reverses it.
 
-    Empty strings, ``.``, ``..`` and anything with a path separator are refused, so an id or
-    app name can never point outside its folder.
+    Percent-escaped (``%XX`` of the UTF-8 bytes): path separators (``/`` ``\\``), NUL and
+    other control characters, lone surrogates, a ``%`` that would read as an escape, the names ``.``
+    and ``..``. Anything else is kept, so every name the Go framework writes for a plain id is
+    unchanged. A name longer than :data:`MAX_NAME_BYTES` is cut and ends in ``~`` and a hash
+    of the full value (not reversible; the stored file is still found by the same value).
+    An empty value is a ``ValueError``.
     """
-    if not value or value in (".", "..") or any(sep in value for sep in _SEPARATORS):
-        raise ValueError(f"{what} {value!r} cannot be used as a file name")
-    return value
+    if not value:
+        raise ValueError("an empty name cannot be used as a file name")
+    name = "%2E" * len(value) if value in (".", "..") else _UNSAFE.sub(_escape, value)
+    if len(name.encode()) > MAX_NAME_BYTES:
+        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        cut = name.encode()[: MAX_NAME_BYTES - 17].decode("utf-8", "ignore")
+        broken = cut.find("%", len(cut) - 2)  # never cut an escape in two
+        name = f"{cut[:broken] if broken != -1 else cut}~{digest}"
+    return name
+
+
+def original_name(name: str) -> str:
+    """The value whose :func:`safe_name` is ``name`` (names without escapes are unchanged)."""
+    if "%" not in name:
+        return name
+    return urllib.parse.unquote(name, errors="surrogatepass")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return "".join(f"%{b:02X}" for b in match.group().encode("utf-8", "surrogatepass"))
+
+
+_UNSAFE = re.compile("[/\\\\\x00-\x1f\x7f\ud800-\udfff]|%(?=[0-9A-Fa-f]{2})")
+MAX_NAME_BYTES = 200
+"""Longest file-name component written (file systems allow 255 bytes; the suffix needs room)."""
 
 
 class SuffixLocator:
-    """``<base_dir>/<app_name>/<id><suffix>``.
+    """``<base_dir>/<app_name>/<id><suffix>``, names made safe by :func:`safe_name`.
 
     ``list`` returns the non-directory entries of ``<base_dir>/<app_name>`` whose name ends with
-    the suffix (and has something before it), suffix stripped, in file-name order; a missing
-    folder ⇒ ``[]``.
+    the suffix (and has something before it), suffix stripped and unescaped
+    (:func:`original_name`), in file-name order; a missing folder ⇒ ``[]``.
     """
 
     def __init__(self, suffix: str) -> None:
@@ -57,13 +87,10 @@ class SuffixLocator:
         self.suffix = suffix
 
     def build(self, base_dir: Path, app_name: str, item_id: str) -> Path:
-        check_component(app_name, "app name")
-        check_component(item_id, "id")
-        return Path(base_dir) / app_name / f"{item_id}{self.suffix}"
+        return Path(base_dir) / safe_name(app_name) / f"{safe_name(item_id)}{self.suffix}"
 
     def list(self, base_dir: Path, app_name: str) -> builtins.list[str]:
-        check_component(app_name, "app name")
-        folder = Path(base_dir) / app_name
+        folder = Path(base_dir) / safe_name(app_name)
         try:
             with os.scandir(folder) as entries:
                 names = sorted(
@@ -75,7 +102,7 @@ class SuffixLocator:
                 )
         except (FileNotFoundError, NotADirectoryError):
             return []
-        return [name[: -len(self.suffix)] for name in names]
+        return [original_name(name[: -len(self.suffix)]) for name in names]
 
     def __repr__(self) -> str:
         return f"SuffixLocator({self.suffix!r})"

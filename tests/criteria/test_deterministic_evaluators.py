@@ -40,7 +40,8 @@ def test_trajectory_scores_each_turn_and_averages():
     assert result.overall_score == 0.5
     assert result.overall_status == EvalStatus.PASSED
     first, second = result.per_invocation_results
-    assert (first.score, first.status, first.details.reason) == (1.0, EvalStatus.PASSED, "")
+    # an empty reason is held as None (absent), as Go's omitempty writes it (schema/result.py)
+    assert (first.score, first.status, first.details.reason) == (1.0, EvalStatus.PASSED, None)
     assert (second.score, second.status) == (0.0, EvalStatus.FAILED)
     assert second.details.reason.startswith("tool trajectory mismatch: match tools: ")
     assert second.details.value.kind == "numeric"
@@ -131,7 +132,7 @@ def test_final_response_reasons():
         "final response mismatch: json mismatch: parse actual raw json: invalid character 'x' "
         "looking for beginning of value; text mismatch: source x and target y do not match"
     )
-    assert (good.score, good.details.reason) == (1.0, "")
+    assert (good.score, good.details.reason) == (1.0, None)
     assert result.overall_score == 0.5
     assert result.overall_status == EvalStatus.FAILED
 
@@ -145,7 +146,7 @@ def test_hooks_come_from_the_context():
     # the trajectory evaluator leaves the reason empty for a mismatch without error
     m = metric({"toolTrajectory": {"compareName": "never"}}, 1)
     result = run(ToolTrajectoryEvaluator(), [turn()], [turn()], m, context=context)
-    assert (result.overall_score, result.per_invocation_results[0].details.reason) == (0.0, "")
+    assert (result.overall_score, result.per_invocation_results[0].details.reason) == (0.0, None)
     m = metric({"toolTrajectory": {"compareName": "always"}}, 1)
     result = run(ToolTrajectoryEvaluator(), [turn(tools=[call("a")])], [turn()], m, context=context)
     assert result.overall_score == 1.0

@@ -11,11 +11,30 @@ import agenteval_nb as ae
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "bad"
 CASES = json.loads((CORPUS / "cases.json").read_text())
-LOADERS = {"evalset": ae.load_evalset, "metrics": ae.load_metrics, "result": ae.load_result}
+LOADERS = {
+    "evalset": ae.load_evalset,
+    "metrics": ae.load_metrics,
+    "result": ae.load_result,
+    "run": ae.load_run,
+}
+SUFFIXES = {
+    "evalset": (".evalset.json", ".test.json"),
+    "metrics": (".metrics.json", ".test_config.json"),
+    "result": (".evalset_result.json",),
+    "run": (".evalset_result.json",),
+}
 
 
 def test_corpus_is_large_enough():
-    assert len(CASES) >= 20
+    assert len(CASES) >= 80
+
+
+def test_cases_json_lists_every_file_once_with_a_matching_suffix():
+    names = [c["file"] for c in CASES]
+    assert len(names) == len(set(names))
+    assert sorted(names) == sorted(p.name for p in CORPUS.iterdir() if p.name != "cases.json")
+    for case in CASES:
+        assert case["file"].endswith(SUFFIXES[case["kind"]]), case["file"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
@@ -31,6 +50,9 @@ def test_bad_file_gives_format_error_with_file_and_path(case):
     if "line" in case:
         assert err.line == case["line"]
     assert err.expected and len(err.expected) > 5
+    if "expect" in case:
+        assert case["expect"] in err.expected, message
+    assert "sk-" not in message  # a literal key in the file never reaches the message
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])

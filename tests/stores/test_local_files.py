@@ -19,6 +19,7 @@ from agenteval_nb.stores import (
     NotFoundError,
     SuffixLocator,
 )
+from agenteval_nb.stores.locator import MAX_NAME_BYTES, original_name, safe_name
 
 
 def _all_files(root: Path) -> list[str]:
@@ -223,15 +224,61 @@ def test_list_of_a_missing_folder_is_empty(tmp_path):
     assert LocalEvalSetStore(tmp_path / "nowhere").list("app") == []
 
 
-@pytest.mark.parametrize("bad", ["a/b", "..", ".", "a\\b"])
-def test_ids_that_would_leave_the_folder_are_refused(local, bad):
-    with pytest.raises(ValueError):
+UNSAFE_NAMES = ["a/b", "..", ".", "a\\b", "/etc/passwd", "../../x", "x\x00y", "tab\there", "\ud83d"]
+
+
+@pytest.mark.parametrize("bad", UNSAFE_NAMES)
+def test_unsafe_ids_and_app_names_stay_inside_the_folder_and_round_trip(local, bad):
+    """Ids are data: they are escaped into one file name (with a warning), never refused after
+    the work is done, and never leave the store folder."""
+    with pytest.warns(UserWarning, match="not a safe file name"):
         local.evalsets.create("app", bad)
-    with pytest.raises(ValueError):
+    with pytest.warns(UserWarning, match="not a safe file name"):
         local.evalsets.create(bad, "s")
+    with pytest.warns(UserWarning, match="not a safe file name"):
+        saved = local.results.save(bad, {"evalSetId": bad, "evalSetResultId": bad})
+    assert saved == bad
+    assert local.evalsets.list("app") == [bad]
+    assert local.evalsets.get("app", bad).eval_set_id == bad
+    assert local.evalsets.list(bad) == ["s"]
+    assert local.results.list(bad) == [bad]
+    assert local.results.get(bad, bad).eval_set_result_id == bad
+    written = [p for p in local.base_dir.parent.rglob("*") if p.is_file()]
+    assert written and all(p.resolve().is_relative_to(local.base_dir.resolve()) for p in written)
+    assert all(p.parent.parent == local.base_dir for p in written)  # <base>/<app>/<file>
+
+
+def test_generated_result_id_from_an_unsafe_eval_set_id_is_saved(local):
+    with pytest.warns(UserWarning):
+        result_id = local.results.save("../app", {"evalSetId": "../../etc/x"})
+    assert local.results.list("../app") == [result_id]
+    assert local.results.get("../app", result_id).eval_set_id == "../../etc/x"
+
+
+def test_safe_name_is_reversible_and_keeps_plain_names():
+    for value in ["plain-id_1.v2", "a%41", "a%zz", "é😀", "a/b", "%2F", "..", "\x7f"]:
+        assert original_name(safe_name(value)) == value
+    for value in ["plain-id_1.v2", "a%zz", "é😀", "calc_trace"]:
+        assert safe_name(value) == value  # names Go writes for plain ids are unchanged
+    long = "x" * 500
+    assert len(safe_name(long).encode()) <= MAX_NAME_BYTES
+    assert safe_name(long) != safe_name(long + "y")
     with pytest.raises(ValueError):
-        local.results.save("app", {"evalSetId": "s", "evalSetResultId": bad})
-    assert not any(local.base_dir.parent.rglob("*.json"))
+        safe_name("")
+
+
+def test_a_custom_locator_cannot_place_files_outside_the_folder(tmp_path):
+    class Escaping:
+        def build(self, base_dir: Path, app_name: str, item_id: str) -> Path:
+            return base_dir / ".." / f"{item_id}.json"
+
+        def list(self, base_dir: Path, app_name: str) -> list[str]:
+            return []
+
+    store = LocalResultStore(tmp_path / "store", locator=Escaping())
+    with pytest.raises(ValueError, match="outside the store folder"):
+        store.save("app", {"evalSetId": "s", "evalSetResultId": "r"})
+    assert not list(tmp_path.rglob("*.json"))
 
 
 class CustomLocator:
