@@ -127,9 +127,10 @@ def summarize(
     """Summary of case results over runs ``1..num_runs`` (empty runs are not_evaluated).
 
     ``num_runs`` defaults to the largest run id (or 1); a result read from outside is checked
-    with :func:`check_run_ids` first, so that a forged ``runId`` cannot set the work. A case's overall status is the summary of
-    its run statuses for one run, else the summary of its cross-run metric statuses; either way a
-    not_evaluated outcome becomes failed when a run of the case has an ``errorMessage``.
+    with :func:`check_run_ids` first, so that a forged ``runId`` cannot set the work. A case's
+    overall status is the summary of its run statuses for one run, else the summary of its
+    cross-run metric statuses; either way a not_evaluated outcome becomes failed when a run of
+    the case has an ``errorMessage``.
     """
     cases = [r for r in results if r is not None]
     for i, result in enumerate(cases):
