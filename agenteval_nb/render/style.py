@@ -1,6 +1,7 @@
 """The one stylesheet shared by the widget detail pane and the HTML report.
 
-Every rule is scoped under ``.ae`` so the page or notebook around it is not restyled. No fonts,
+Every rule is scoped under ``.ae`` (or the inspector's own ``.ae-list``) so the page or
+notebook around it is not restyled. No fonts,
 images or URLs: the report must open offline.
 """
 
@@ -56,9 +57,18 @@ STYLESHEET = """
 .ae .ae-bars { background: #fff; }
 .ae .ae-bars rect.ae-bar { fill: #8c959f; }
 .ae .ae-bars rect.ae-bar-sel { fill: #0969da; }
-.ae .ae-bars text { font-size: 8px; fill: #57606a; font-family: sans-serif; }
-.ae .ae-bars line { stroke: #8c959f; stroke-width: 1; }
+.ae .ae-bars text { font-size: 11px; fill: #1f2328; font-family: sans-serif; }
+.ae .ae-bars text.ae-val { font-size: 10px; fill: #0550ae; }
+.ae .ae-bars text.ae-tick { font-size: 10px; fill: #57606a; }
+.ae .ae-bars line { stroke: #d0d7de; stroke-width: 1; }
 .ae .ae-charts { display: flex; flex-wrap: wrap; gap: 16px; }
-.ae .ae-chart { display: inline-block; max-width: 300px; font-size: 12px; }
+.ae .ae-chart { display: inline-block; max-width: 400px; font-size: 12px; }
+.ae .ae-legend { font-size: 12px; color: #57606a; margin: 2px 0 6px; }
+.ae .ae-key { display: inline-block; width: 10px; height: 10px; background: #8c959f;
+  vertical-align: middle; }
+.ae .ae-key.ae-key-sel { background: #0969da; }
+.ae mark.ae-hit { background: #ffd33d; color: inherit; padding: 0 1px; border-radius: 2px; }
+.ae-list select { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 12px; }
 .ae .ae-plot svg { max-width: 100%; height: auto; }
 """

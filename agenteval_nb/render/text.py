@@ -110,3 +110,39 @@ def score_text(score: float | None, status: str | None, digits: int = 4) -> str:
     if score is None and status in ("passed", "failed"):
         score = 0.0
     return number(score, digits)
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+_ENTITY = re.compile(r"(&#?\w+;)")
+_SKIP_OPEN = re.compile(r"<(svg|style|script|title)\b", re.I)
+_SKIP_CLOSE = re.compile(r"</(svg|style|script|title)\s*>", re.I)
+
+
+def highlight(html: Markup, needles: list[str]) -> Markup:
+    """``html`` with every case-insensitive occurrence of ``needles`` in its text wrapped in
+    ``<mark>``; tags, attributes and the insides of ``<svg>``, ``<style>``, ``<script>`` and
+    ``<title>`` are left alone, and so are character references (``&amp;``): a needle that spans
+    one (``a<b``) filters the list but is not marked."""
+    escaped = sorted({n for n in needles if n and n == str(escape(n))}, key=len, reverse=True)
+    if not escaped:
+        return html
+    pattern = re.compile("|".join(re.escape(n) for n in escaped), re.I)
+    out: list[str] = []
+    skip = 0
+    for part in _TAG.split(str(html)):
+        if part.startswith("<"):
+            if _SKIP_OPEN.match(part) and not part.endswith("/>"):
+                skip += 1
+            elif _SKIP_CLOSE.match(part):
+                skip = max(0, skip - 1)
+            out.append(part)
+        elif skip or not part:
+            out.append(part)
+        else:
+            out.extend(
+                piece
+                if _ENTITY.fullmatch(piece)
+                else pattern.sub(lambda m: f'<mark class="ae-hit">{m.group()}</mark>', piece)
+                for piece in _ENTITY.split(part)
+            )
+    return Markup("".join(out))

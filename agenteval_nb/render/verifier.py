@@ -1,9 +1,10 @@
 """Verifier label distributions as small hand-written SVG bar charts.
 
-One chart per candidate (A and B) per sample: one bar per label (A best … T worst), height
-proportional to the probability (clamped to [0, 1]; non-finite values drawn as 0), the sampled
-label in a second colour. The SVG is plain text built here, so it is byte-for-byte
-deterministic and needs no plotting library.
+One chart per candidate per sample — Candidate A is the agent's answer, Candidate B the
+reference — with one bar per label (A best … T worst), height proportional to the probability
+(clamped to [0, 1]; non-finite values drawn as 0), the sampled label in a second colour, a
+probability axis and the numbers written above the bars. The SVG is plain text built here, so
+it is byte-for-byte deterministic and needs no plotting library.
 """
 
 from __future__ import annotations
@@ -18,11 +19,21 @@ from ..schema import EvalMetricResult
 from ..schema.extras import LabelDistributionRecord, VerifierRecord, verifier_record
 from .text import join, number, text
 
-BAR_WIDTH = 11
-BAR_GAP = 2
-PLOT_HEIGHT = 50
+BAR_WIDTH = 15
+BAR_GAP = 3
+PLOT_HEIGHT = 90
+AXIS_SPACE = 30
+TOP_SPACE = 16
+LABEL_SPACE = 16
 MARGIN = 4
-LABEL_SPACE = 12
+MIN_SHOWN = 0.03
+"""Bars at least this probable carry their number above them (the rest read as ~0)."""
+
+CANDIDATES = {
+    "A": "the agent's answer (actual)",
+    "B": "the reference answer (expected)",
+}
+"""What the verifier's Candidate A and B are (SPEC: A = actual final response, B = expected)."""
 
 
 def _prob(value: float | None) -> float:
@@ -31,24 +42,41 @@ def _prob(value: float | None) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
+def _bar_number(p: float) -> str:
+    """A probability in at most three characters: ``1``, ``.81``, ``.05``."""
+    return "1" if p >= 0.995 else f"{p:.2f}".lstrip("0")
+
+
 def distribution_svg(record: LabelDistributionRecord, title: str = "") -> Markup:
     """A bar chart of ``record.probs`` over ``record.labels`` (labels default to A, B, …).
 
-    Built with plain string formatting for speed: numbers are formatted here, and the only
-    strings from the record (labels) go through :func:`text`.
+    A probability axis (0, .5, 1) on the left, the number above every bar of at least
+    :data:`MIN_SHOWN` (readable without hovering; the exact value is in the bar's tooltip), the
+    sampled label's bar in the second colour. Built with plain string formatting for speed:
+    numbers are formatted here, and the only strings from the record (labels) go through
+    :func:`text`.
     """
     probs = list(record.probs or ())
     labels = list(record.labels or ())
     if not labels:
         labels = list(string.ascii_uppercase[: len(probs)])
     n = min(len(probs), len(labels))
-    width = 2 * MARGIN + max(n, 1) * (BAR_WIDTH + BAR_GAP)
-    height = MARGIN + PLOT_HEIGHT + LABEL_SPACE
-    base = MARGIN + PLOT_HEIGHT
-    shapes = [f'<line x1="{MARGIN}" y1="{base}" x2="{width - MARGIN}" y2="{base}"/>']
+    left = AXIS_SPACE
+    width = left + max(n, 1) * (BAR_WIDTH + BAR_GAP) + MARGIN
+    base = TOP_SPACE + PLOT_HEIGHT
+    height = base + LABEL_SPACE
+    shapes = []
+    for tick, tick_text in ((0.0, "0"), (0.5, ".5"), (1.0, "1")):
+        y = round(base - tick * PLOT_HEIGHT, 2)
+        shapes.append(
+            f'<line class="ae-grid" x1="{left - 3}" y1="{y}" x2="{width - MARGIN}" y2="{y}"/>'
+            f'<text class="ae-tick" x="{left - 5}" y="{y + 3.5}" text-anchor="end">'
+            f"{tick_text}</text>"
+        )
     for k in range(n):
-        h = round(_prob(probs[k]) * PLOT_HEIGHT, 2)
-        x = MARGIN + k * (BAR_WIDTH + BAR_GAP)
+        p = _prob(probs[k])
+        h = round(p * PLOT_HEIGHT, 2)
+        x = left + k * (BAR_WIDTH + BAR_GAP)
         label = labels[k]
         css = (
             "ae-bar-sel"
@@ -58,9 +86,14 @@ def distribution_svg(record: LabelDistributionRecord, title: str = "") -> Markup
         shapes.append(
             f'<rect class="{css}" x="{x}" y="{round(base - h, 2)}" width="{BAR_WIDTH}" '
             f'height="{h}"><title>{text(label, limit=8)}: {number(probs[k])}</title></rect>'
-            f'<text x="{x + BAR_WIDTH / 2}" y="{height - 2}" text-anchor="middle">'
+            f'<text x="{x + BAR_WIDTH / 2}" y="{height - 3}" text-anchor="middle">'
             f"{text(label, limit=2)}</text>"
         )
+        if p >= MIN_SHOWN:
+            shapes.append(
+                f'<text class="ae-val" x="{x + BAR_WIDTH / 2}" y="{round(base - h - 3, 2)}" '
+                f'text-anchor="middle">{_bar_number(p)}</text>'
+            )
     return Markup(
         f'<svg class="ae-bars" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{text(title)}">{"".join(shapes)}</svg>'
@@ -73,10 +106,11 @@ def _caption(name: str, record: LabelDistributionRecord) -> Markup:
         Markup(", entropy {}").format(number(record.entropy)) if record.entropy is not None else ""
     )
     return Markup(
-        "<div><b>candidate {}</b> · expected score <b>{}</b><br>valid mass {} · sampled {}"
+        "<div><b>candidate {}</b> — {}<br>expected score <b>{}</b> · valid mass {} · sampled {}"
         " · from {}{}</div>"
     ).format(
         name,
+        CANDIDATES.get(name, ""),
         number(record.expected_score),
         number(record.valid_mass),
         text(record.sampled_label or "—", limit=8),
@@ -121,7 +155,15 @@ def verifier_block(metric_name: str | None, record: VerifierRecord) -> Markup:
                 _chart("B", sample.b),
             )
         )
-    if not record.samples:
+    if record.samples:
+        parts.append(
+            Markup(
+                '<div class="ae-legend"><span class="ae-key ae-key-sel"></span> sampled label · '
+                '<span class="ae-key"></span> other labels (A best … T worst) · y: probability'
+                "</div>"
+            )
+        )
+    else:
         parts.append(Markup('<span class="ae-note">no verifier samples recorded</span>'))
     return join(parts)
 

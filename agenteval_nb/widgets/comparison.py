@@ -16,10 +16,17 @@ from markupsafe import Markup
 
 from ..render import render_case
 from ..render.case import metric_rubric_texts
+from ..render.flags import case_uses_heuristic, flags_badges
+from ..render.judge import HEURISTIC_LABEL
+from ..render.messages import word_diff
 from ..render.text import join, number, plain, score_text, status_badge, text
-from ..schema import EvalCase, EvalCaseResult
-from .entries import case_search_text
+from ..schema import EvalCase, EvalCaseResult, message_text
+from .entries import Query, case_search_fields, order_key
 from .master import PAGE_SIZE, MasterDetail
+
+DEFAULT_LABELS = ("A", "B")
+"""``ae.compare``'s default labels. The verifier's candidates are also called A and B, so the
+comparison view calls default-labelled runs "first run" and "second run" instead."""
 
 STATUS_OPTIONS = [
     ("all cases", ""),
@@ -93,8 +100,13 @@ class ComparisonSource:
 
         frame = comparison.frame
         frame = frame if isinstance(frame, pl.DataFrame) else pl.from_pandas(frame)
-        self.label_a = str(getattr(comparison, "label_a", "A"))
-        self.label_b = str(getattr(comparison, "label_b", "B"))
+        labels = (
+            str(getattr(comparison, "label_a", "A")),
+            str(getattr(comparison, "label_b", "B")),
+        )
+        if labels == DEFAULT_LABELS:
+            labels = ("first run", "second run")
+        self.label_a, self.label_b = labels
         self.a = _RunCases(run_a if run_a is not None else getattr(comparison, "run_a", None))
         self.b = _RunCases(run_b if run_b is not None else getattr(comparison, "run_b", None))
         self.has_runs = bool(self.a.by_id or self.b.by_id)
@@ -104,7 +116,7 @@ class ComparisonSource:
         self.rows_by_id = rows_by_id
         self.kinds = {eval_id: _kinds(rows) for eval_id, rows in rows_by_id.items()}
         self._metrics = sorted({r.get("metric_name") or "" for r in frame.iter_rows(named=True)})
-        self._haystacks: dict[str, str] = {}
+        self._fields: dict[str, dict[str, str]] = {}
         runs = {c.run_id for side in (self.a, self.b) for cs in side.by_id.values() for c in cs}
         self._run_ids = sorted(r for r in runs if r is not None)
 
@@ -117,17 +129,22 @@ class ComparisonSource:
     def run_ids(self) -> Sequence[int]:
         return self._run_ids
 
-    def _haystack(self, eval_id: str) -> str:
-        found = self._haystacks.get(eval_id)
+    def _search_fields(self, eval_id: str) -> dict[str, str]:
+        found = self._fields.get(eval_id)
         if found is None:
-            texts = [eval_id.lower()]
+            merged: dict[str, list[str]] = {"id": [eval_id.lower()]}
             for side in (self.a, self.b):
-                texts.extend(case_search_text(c) for c in side.by_id.get(eval_id, ()))
-            found = self._haystacks[eval_id] = "\n".join(texts)
+                for case in side.by_id.get(eval_id, ()):
+                    for name, value in case_search_fields(case).items():
+                        merged.setdefault(name, []).append(value)
+            found = self._fields[eval_id] = {k: "\n".join(v) for k, v in merged.items()}
         return found
 
-    def filtered(self, metric: str, status: str, run_id: int | None, query: str) -> list[PairItem]:
-        needle = query.strip().lower()
+    def filtered(
+        self, metric: str, status: str, run_id: int | None, query: Query, sort: str
+    ) -> list[PairItem]:
+        """Pairs passing the filters; score conditions of the search apply to max |Δ|; the
+        default order is flipped first, then larger |Δ| first."""
         items = []
         for eval_id, all_rows in self.rows_by_id.items():
             rows = [r for r in all_rows if not metric or r.get("metric_name") == metric]
@@ -136,18 +153,68 @@ class ComparisonSource:
             kinds = _kinds(rows)
             if status and status not in kinds:
                 continue
-            if needle and needle not in self._haystack(eval_id):
+            if not query.matches_score(_max_abs_diff(rows)):
+                continue
+            if query.terms and not query.matches_text(self._search_fields(eval_id)):
                 continue
             items.append(PairItem(eval_id, rows, run_id, kinds))
-        items.sort(key=lambda it: ("flipped" not in it.kinds, -_max_abs_diff(it.rows), it.eval_id))
+        if sort == "status":
+            items.sort(
+                key=lambda it: ("flipped" not in it.kinds, -_max_abs_diff(it.rows), it.eval_id)
+            )
+        else:
+            items.sort(key=lambda it: order_key(sort, "", _max_abs_diff(it.rows), it.eval_id, None))
         return items
 
     def key(self, item: PairItem) -> tuple[str, int | None]:
         return item.eval_id, item.run_id
 
-    def label(self, item: PairItem) -> str:
+    def label(self, item: PairItem, metric: str = "") -> str:
+        """``⇄ case_id · max |Δ| 0.5`` (``=`` when no status flipped); under a metric filter
+        the rows are that metric's."""
         mark = "⇄" if "flipped" in item.kinds else "="
-        return f"{mark} {plain(item.eval_id, 60)} · max |Δ| {number(_max_abs_diff(item.rows), 3)}"
+        return f"{mark} {plain(item.eval_id, 40)} · max |Δ| {number(_max_abs_diff(item.rows), 3)}"
+
+    def heuristic(self) -> bool:
+        """True when either run has a judgement of the offline heuristic judge."""
+        return any(
+            case_uses_heuristic(c)
+            for side in (self.a, self.b)
+            for cases in side.by_id.values()
+            for c in cases
+        )
+
+    def _answers_diff(self, item: PairItem) -> Markup:
+        """The final answers of the two runs, turn by turn, words only in one side marked."""
+        rows = []
+        a_cases = {c.run_id: c for c in self.a.by_id.get(item.eval_id, ())}
+        b_cases = {c.run_id: c for c in self.b.by_id.get(item.eval_id, ())}
+        for run_id in sorted(set(a_cases) & set(b_cases), key=lambda r: r or 0):
+            if item.run_id is not None and run_id != item.run_id:
+                continue
+            a_turns = _answers(a_cases[run_id])
+            b_turns = _answers(b_cases[run_id])
+            for turn, (a_text, b_text) in enumerate(zip(a_turns, b_turns, strict=False), 1):
+                if a_text == b_text:
+                    left = right = text(a_text)
+                    same = Markup(' <span class="ae-muted">(identical)</span>')
+                else:
+                    left, right = word_diff(a_text, b_text)
+                    same = Markup("")
+                rows.append(
+                    Markup(
+                        '<h4>run {} · turn {}{}</h4><div class="ae-side">'
+                        '<div class="ae-pane ae-pre">{}</div><div class="ae-pane ae-pre">{}</div>'
+                        "</div>"
+                    ).format(run_id, turn, same, left, right)
+                )
+        if not rows:
+            return Markup("")
+        return Markup(
+            '<section class="ae-answers"><h3>final answers: {} (left) vs {} (right)</h3>'
+            '<div class="ae-muted">words only in {} are <del>struck</del>, words only in {} are '
+            "<ins>marked</ins></div>{}</section>"
+        ).format(self.label_a, self.label_b, self.label_a, self.label_b, join(rows))
 
     def _diff_table(self, item: PairItem) -> Markup:
         rows = join(
@@ -188,7 +255,14 @@ class ComparisonSource:
             self.label_b,
             self.b.render(item.eval_id, item.run_id),
         )
-        return head + self._diff_table(item) + sides
+        return head + self._diff_table(item) + self._answers_diff(item) + sides
+
+
+def _answers(case: EvalCaseResult) -> list[str]:
+    return [
+        message_text(per.actual_invocation.final_response if per.actual_invocation else None)
+        for per in case.eval_metric_result_per_invocation or ()
+    ]
 
 
 def inspect_comparison(
@@ -197,4 +271,5 @@ def inspect_comparison(
     """The master–detail inspector of a comparison (flipped cases first, A and B side by side)."""
     source = ComparisonSource(comparison, run_a, run_b)
     title = f"{plain(source.label_a)} vs {plain(source.label_b)}: {len(source.rows_by_id)} cases"
-    return MasterDetail(source, page_size=page_size, title=title)
+    flags = flags_badges([HEURISTIC_LABEL] if source.heuristic() else [])
+    return MasterDetail(source, page_size=page_size, title=title, flags=flags)

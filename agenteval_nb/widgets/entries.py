@@ -1,13 +1,25 @@
-"""The inspector's list: one entry per case result, filtered and sorted failures first.
+"""The inspector's list: one entry per case result, filtered by a query and sorted.
 
 Pure Python (no ipywidgets), so the list logic is testable on its own and cheap for 10k cases:
-building the entries reads only statuses and scores; the search text of a case is assembled
+building the entries reads only statuses and scores; the search fields of a case are assembled
 the first time a search runs.
+
+The search box takes terms separated by spaces, all of which must match (case-insensitive
+substrings; ``"two words"`` in double quotes is one term):
+
+* a bare term matches the case id, the error, the user and agent messages, the metric reasons
+  or the tool names — never the metric names, which every case shares;
+* ``id:``, ``error:``, ``msg:``, ``reason:``, ``tool:`` restrict a term to one of those fields;
+* ``score:<0.5``, ``score:>=0.8`` (``<``, ``<=``, ``>``, ``>=``, ``=``) keep the entries whose
+  shown score (the metric's under a metric filter) compares so; a missing score never matches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+import operator
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..render.order import sort_key
@@ -15,6 +27,79 @@ from ..schema import EvalCaseResult, message_text
 
 PAGE_SIZE = 25
 """Items shown per page of the inspector's list."""
+
+SEARCH_FIELDS = ("id", "error", "msg", "reason", "tool")
+"""Fields a search term can be scoped to (``reason:timeout``); a bare term searches them all."""
+
+SORT_OPTIONS = [
+    ("failures first", "status"),
+    ("score, low first", "score"),
+    ("score, high first", "-score"),
+    ("case id", "id"),
+]
+"""Orders of the list (label, key); under a metric filter the scores are the metric's."""
+
+_TERM = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+_COMPARE = re.compile(r"^(<=|>=|<|>|=)?\s*(-?[0-9.]+(?:e-?[0-9]+)?)$")
+_OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "=": operator.eq,
+}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed search: text terms as (field or ``None``, needle) and score conditions."""
+
+    terms: tuple[tuple[str | None, str], ...] = ()
+    scores: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def needles(self) -> list[str]:
+        """The texts searched for (what the detail pane highlights)."""
+        return [needle for _field, needle in self.terms]
+
+    def matches_text(self, fields: Mapping[str, str]) -> bool:
+        """Every term is found in its field (bare terms: in any field)."""
+        for name, needle in self.terms:
+            haystacks = (fields.get(name, ""),) if name else fields.values()
+            if not any(needle in h for h in haystacks):
+                return False
+        return True
+
+    def matches_score(self, score: float | None) -> bool:
+        if not self.scores:
+            return True
+        if score is None or math.isnan(score):
+            return False
+        return all(_OPERATORS[op](score, bound) for op, bound in self.scores)
+
+
+def parse_query(query: str) -> Query:
+    """:class:`Query` of the search box text (see the module docstring for the syntax).
+
+    A ``field:`` prefix that is not a search field stays part of a bare term, so ``http://x``
+    or ``a:b`` search as typed; a ``score:`` term that is not a comparison is searched as text.
+    """
+    terms: list[tuple[str | None, str]] = []
+    scores: list[tuple[str, float]] = []
+    for match in _TERM.finditer(query.strip()):
+        name, quoted, bare = match.group(1), match.group(2), match.group(3)
+        value = (quoted if quoted is not None else bare or "").lower()
+        key = name.lower() if name else None
+        if key == "score":
+            found = _COMPARE.match(value.strip())
+            if found:
+                scores.append((found.group(1) or "=", float(found.group(2))))
+                continue
+        if key is not None and key not in SEARCH_FIELDS:
+            value, key = f"{name.lower()}:{value}", None
+        if value:
+            terms.append((key, value))
+    return Query(tuple(terms), tuple(scores))
 
 
 @dataclass
@@ -27,7 +112,7 @@ class Entry:
     status: str
     score: float | None
     metrics: dict[str, tuple[str, float | None]] = field(default_factory=dict)
-    _haystack: str | None = None
+    _fields: dict[str, str] | None = None
 
 
 def build_entries(cases: Sequence[EvalCaseResult]) -> list[Entry]:
@@ -51,25 +136,36 @@ def build_entries(cases: Sequence[EvalCaseResult]) -> list[Entry]:
     return entries
 
 
-def case_search_text(case: EvalCaseResult) -> str:
-    """Lower-cased text searched by the filter: id, error, metric names and reasons, user and
-    agent messages, tool names."""
-    parts: list[str] = [case.eval_id or "", case.error_message or ""]
+def case_search_fields(case: EvalCaseResult) -> dict[str, str]:
+    """Lower-cased searchable text of a case by field (:data:`SEARCH_FIELDS`)."""
+    messages: list[str] = []
+    reasons: list[str] = []
+    tools: list[str] = []
     for m in case.overall_eval_metric_results or ():
-        parts.append(m.metric_name or "")
         if m.details is not None and m.details.reason:
-            parts.append(m.details.reason)
+            reasons.append(m.details.reason)
     for per in case.eval_metric_result_per_invocation or ():
         for inv in (per.actual_invocation, per.expected_invocation):
             if inv is None:
                 continue
-            parts.append(message_text(inv.user_content))
-            parts.append(message_text(inv.final_response))
-            parts.extend(t.name or "" for t in inv.tools or ())
+            messages.append(message_text(inv.user_content))
+            messages.append(message_text(inv.final_response))
+            tools.extend(t.name or "" for t in inv.tools or ())
         for m in per.eval_metric_results or ():
             if m.details is not None and m.details.reason:
-                parts.append(m.details.reason)
-    return "\n".join(parts).lower()
+                reasons.append(m.details.reason)
+    return {
+        "id": (case.eval_id or "").lower(),
+        "error": (case.error_message or "").lower(),
+        "msg": "\n".join(messages).lower(),
+        "reason": "\n".join(reasons).lower(),
+        "tool": "\n".join(tools).lower(),
+    }
+
+
+def case_search_text(case: EvalCaseResult) -> str:
+    """All searchable text of a case in one lower-cased string (no metric names)."""
+    return "\n".join(case_search_fields(case).values())
 
 
 def status_and_score(entry: Entry, metric: str | None) -> tuple[str, float | None] | None:
@@ -79,6 +175,20 @@ def status_and_score(entry: Entry, metric: str | None) -> tuple[str, float | Non
     return entry.metrics.get(metric)
 
 
+def order_key(
+    sort: str, status: str, score: float | None, eval_id: str, run_id: int | None
+) -> tuple:
+    """Sort key of an item for a :data:`SORT_OPTIONS` key (missing scores last; ties by id)."""
+    value = score if score is not None and not math.isnan(score) else None
+    if sort == "score":
+        return (value is None, value or 0.0, eval_id, run_id or 0)
+    if sort == "-score":
+        return (value is None, -(value or 0.0), eval_id, run_id or 0)
+    if sort == "id":
+        return (eval_id, run_id or 0)
+    return sort_key(status, score, eval_id, run_id)
+
+
 def filter_entries(
     entries: Iterable[Entry],
     cases: Sequence[EvalCaseResult],
@@ -86,15 +196,15 @@ def filter_entries(
     metric: str | None = None,
     status: str | None = None,
     run_id: int | None = None,
-    query: str = "",
+    query: str | Query = "",
+    sort: str = "status",
 ) -> list[Entry]:
-    """Entries that pass every filter, failures first.
+    """Entries that pass every filter, in the ``sort`` order (failures first by default).
 
-    ``metric`` restricts to cases with that metric and makes ``status`` and the sort use the
-    metric's status and score; ``query`` is a case-insensitive substring of
-    :func:`case_search_text`.
+    ``metric`` restricts to cases with that metric and makes ``status``, the score conditions
+    and the sort use the metric's status and score; ``query`` is a search (:func:`parse_query`).
     """
-    needle = query.strip().lower()
+    parsed = query if isinstance(query, Query) else parse_query(query)
     kept: list[tuple[tuple, Entry]] = []
     for entry in entries:
         pair = status_and_score(entry, metric)
@@ -104,11 +214,13 @@ def filter_entries(
             continue
         if run_id is not None and entry.run_id != run_id:
             continue
-        if needle:
-            if entry._haystack is None:
-                entry._haystack = case_search_text(cases[entry.position])
-            if needle not in entry._haystack:
+        if not parsed.matches_score(pair[1]):
+            continue
+        if parsed.terms:
+            if entry._fields is None:
+                entry._fields = case_search_fields(cases[entry.position])
+            if not parsed.matches_text(entry._fields):
                 continue
-        kept.append((sort_key(pair[0], pair[1], entry.eval_id, entry.run_id), entry))
+        kept.append((order_key(sort, pair[0], pair[1], entry.eval_id, entry.run_id), entry))
     kept.sort(key=lambda item: item[0])
     return [entry for _, entry in kept]

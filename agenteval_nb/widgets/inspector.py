@@ -9,9 +9,10 @@ from markupsafe import Markup
 
 from ..render import render_case
 from ..render.case import metric_rubric_texts
+from ..render.flags import flags_badges, run_flags
 from ..render.text import plain, score_text
 from ..schema import EvalCase
-from .entries import Entry, build_entries, filter_entries
+from .entries import Entry, Query, build_entries, filter_entries, status_and_score
 from .master import PAGE_SIZE, MasterDetail
 
 STATUS_OPTIONS = [
@@ -52,17 +53,28 @@ class RunSource:
     def run_ids(self) -> Sequence[int]:
         return sorted({e.run_id for e in self.entries if e.run_id is not None})
 
-    def filtered(self, metric: str, status: str, run_id: int | None, query: str) -> list[Entry]:
+    def filtered(
+        self, metric: str, status: str, run_id: int | None, query: Query, sort: str
+    ) -> list[Entry]:
         return filter_entries(
-            self.entries, self.cases, metric=metric, status=status, run_id=run_id, query=query
+            self.entries,
+            self.cases,
+            metric=metric,
+            status=status,
+            run_id=run_id,
+            query=query,
+            sort=sort,
         )
 
     def key(self, item: Entry) -> tuple[str, int | None]:
         return item.eval_id, item.run_id
 
-    def label(self, item: Entry) -> str:
-        return f"{status_mark(item.status)} {plain(item.eval_id, 60)} · run {item.run_id} · " + (
-            score_text(item.score, item.status, 3)
+    def label(self, item: Entry, metric: str = "") -> str:
+        """``✗ case_id · run 2 · 0.25``: status mark, id (cut at 40 characters), run, score —
+        the metric's status and score under a metric filter."""
+        status, score = status_and_score(item, metric) or ("", None)
+        return f"{status_mark(status)} {plain(item.eval_id, 40)} · run {item.run_id} · " + (
+            score_text(score, status, 3)
         )
 
     def render(self, item: Entry) -> Markup:
@@ -76,4 +88,9 @@ class RunSource:
 def inspect_run(run: Any, *, page_size: int = PAGE_SIZE) -> MasterDetail:
     """The master–detail inspector of ``run`` (see :class:`~.master.MasterDetail`)."""
     title = f"eval set {plain(run.result.eval_set_id)} · {len(run.result.eval_case_results or ())}"
-    return MasterDetail(RunSource(run), page_size=page_size, title=title + " case results")
+    return MasterDetail(
+        RunSource(run),
+        page_size=page_size,
+        title=title + " case results",
+        flags=flags_badges(run_flags(run)),
+    )

@@ -19,7 +19,8 @@ import ipywidgets as w
 from markupsafe import Markup
 
 from ..render import STYLESHEET
-from .entries import PAGE_SIZE
+from ..render.text import highlight, join, plain, text
+from .entries import PAGE_SIZE, SORT_OPTIONS, Query, parse_query
 
 CACHE_SIZE = 32
 """Rendered detail panes kept for quick re-selection."""
@@ -31,15 +32,20 @@ class Source(Protocol):
     def metric_names(self) -> Sequence[str]: ...
     def status_options(self) -> Sequence[tuple[str, str]]: ...
     def run_ids(self) -> Sequence[int]: ...
-    def filtered(self, metric: str, status: str, run_id: int | None, query: str) -> list[Any]:
-        """Items passing the filters, most interesting first."""
+    def filtered(
+        self, metric: str, status: str, run_id: int | None, query: Query, sort: str
+    ) -> list[Any]:
+        """Items passing the filters and the search, in the ``sort`` order."""
         ...
 
     def key(self, item: Any) -> tuple[str, int | None]:
         """(eval_id, run_id) of an item."""
         ...
 
-    def label(self, item: Any) -> str: ...
+    def label(self, item: Any, metric: str) -> str:
+        """The list label; under a metric filter it shows that metric's status and score."""
+        ...
+
     def render(self, item: Any) -> Markup: ...
 
 
@@ -56,28 +62,52 @@ class Filters:
     status: Any
     run: Any
     search: Any
+    sort: Any
+
+
+LIST_WIDTH = "460px"
+"""Width of the list column; it never shrinks (labels are cut to fit it, see ``label``)."""
+
+PREV_PAGE = -1
+NEXT_PAGE = -2
+"""List values of the "previous page" and "next page" rows: the arrow keys step onto them from
+the first or last row and the list turns the page, so the keyboard moves across pages."""
 
 
 class MasterDetail(w.VBox):
-    """Filters, a paginated list and a detail pane over a :class:`Source` — an ``ipywidgets.VBox``.
+    """Filters, a sortable paginated list and a detail pane over a :class:`Source` — an
+    ``ipywidgets.VBox``.
 
     ``filters``, ``list`` (the ``Select``) and ``detail`` (the ``HTML`` pane) are its parts;
     ``items`` are the filtered items, ``visible`` those of the current page; ``render_count``
-    counts detail renders. ``controller`` and ``widget`` are the widget itself (older code used
-    them to reach the controller and the box).
+    counts detail renders. The list shows one row per item of the page (plus a row to the
+    previous or next page), so it never scrolls; the detail pane scrolls on its own. Search
+    hits are marked in the detail pane. ``controller`` and ``widget`` are the widget itself
+    (older code used them to reach the controller and the box). In a static view of a saved
+    notebook (no widget state) it shows :meth:`static_html` instead.
     """
 
-    def __init__(self, source: Source, *, page_size: int = PAGE_SIZE, title: str = "") -> None:
+    def __init__(
+        self,
+        source: Source,
+        *,
+        page_size: int = PAGE_SIZE,
+        title: str = "",
+        flags: str = "",
+    ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
         super().__init__()
         self.source = source
         self.page_size = page_size
+        self.title = title
+        self.flags = Markup(flags)  # safe HTML (``flags_badges``), not user text
         self.render_count = 0
-        self._cache: OrderedDict[int, str] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, tuple[str, ...]], str] = OrderedDict()
         self._busy = False
         self.page = 0
         self.items: list[Any] = []
+        self.query = Query()
         self.filters = Filters(
             metric=w.Dropdown(
                 options=[("all metrics", "")] + [(m, m) for m in source.metric_names()],
@@ -92,24 +122,48 @@ class MasterDetail(w.VBox):
                 value=0,
                 description="run",
             ),
-            search=w.Text(placeholder="search ids, messages, reasons", continuous_update=False),
+            search=w.Text(
+                placeholder="search ids, messages, reasons · reason:… tool:… score:<0.5",
+                continuous_update=False,
+                layout=w.Layout(width=LIST_WIDTH),
+            ),
+            sort=w.Dropdown(options=SORT_OPTIONS, value="status", description="sort"),
         )
-        self.list = w.Select(options=[], rows=min(page_size, 20), layout=w.Layout(width="380px"))
+        self.list = w.Select(
+            options=[],
+            rows=page_size,
+            layout=w.Layout(width=LIST_WIDTH, min_width=LIST_WIDTH, flex="0 0 auto"),
+        )
+        self.list.add_class("ae-list")
         self.prev_button = w.Button(description="◀", layout=w.Layout(width="40px"))
         self.next_button = w.Button(description="▶", layout=w.Layout(width="40px"))
         self.page_label = w.Label()
-        self.detail = w.HTML(layout=w.Layout(flex="1 1 auto", overflow="auto"))
-        header = w.HTML(str(Markup("<b>{}</b>").format(title))) if title else w.HTML()
+        self.detail = w.HTML(
+            layout=w.Layout(
+                flex="1 1 auto", min_width="0", max_height="80vh", overflow="auto", padding="0 4px"
+            )
+        )
+        self.detail.add_class("ae-detail")
+        header = w.HTML(detail_html(Markup("<b>{}</b> {}").format(title, flags)))
         pager = w.HBox([self.prev_button, self.page_label, self.next_button])
+        master = w.VBox(
+            [self.list, pager],
+            layout=w.Layout(width=LIST_WIDTH, min_width=LIST_WIDTH, flex="0 0 auto"),
+        )
         self.children = (
             header,
             w.HBox([self.filters.metric, self.filters.status, self.filters.run]),
-            self.filters.search,
-            w.HBox([w.VBox([self.list, pager]), self.detail]),
+            w.HBox([self.filters.search, self.filters.sort]),
+            w.HBox([master, self.detail], layout=w.Layout(align_items="flex-start")),
         )
-        for control in (self.filters.metric, self.filters.status, self.filters.run):
+        for control in (
+            self.filters.metric,
+            self.filters.status,
+            self.filters.run,
+            self.filters.search,
+            self.filters.sort,
+        ):
             control.observe(self._on_filter, names="value")
-        self.filters.search.observe(self._on_filter, names="value")
         self.list.observe(self._on_select, names="value")
         self.prev_button.on_click(lambda _b: self.prev_page())
         self.next_button.on_click(lambda _b: self.next_page())
@@ -137,13 +191,15 @@ class MasterDetail(w.VBox):
         return self.items[start : start + self.page_size]
 
     def refresh(self) -> None:
-        """Re-apply the filters, go to the first page and select its first item."""
-        run = self.filters.run.value
+        """Re-apply the filters, the search and the sort; go to the first page and select its
+        first item."""
+        self.query = parse_query(self.filters.search.value)
         self.items = self.source.filtered(
             self.filters.metric.value,
             self.filters.status.value,
-            run or None,
-            self.filters.search.value,
+            self.filters.run.value or None,
+            self.query,
+            self.filters.sort.value,
         )
         self.go_to_page(0)
 
@@ -151,9 +207,18 @@ class MasterDetail(w.VBox):
         """Show page ``page`` (clamped) and select its ``select_index``-th item."""
         self.page = min(max(page, 0), self.num_pages - 1)
         visible = self.visible
+        metric = self.filters.metric.value
+        options: list[tuple[str, int]] = []
+        if self.page > 0:
+            options.append((f"▲ page {self.page} of {self.num_pages}", PREV_PAGE))
+        options.extend((self.source.label(it, metric), i) for i, it in enumerate(visible))
+        if self.page < self.num_pages - 1:
+            options.append((f"▼ page {self.page + 2} of {self.num_pages}", NEXT_PAGE))
+        select_index = min(max(select_index, 0), max(len(visible) - 1, 0))
         self._busy = True
         try:
-            self.list.options = [(self.source.label(it), i) for i, it in enumerate(visible)]
+            self.list.options = options
+            self.list.rows = max(len(options), 1)
             self.list.value = select_index if visible else None
         finally:
             self._busy = False
@@ -166,7 +231,7 @@ class MasterDetail(w.VBox):
         self.go_to_page(self.page + 1)
 
     def prev_page(self) -> None:
-        self.go_to_page(self.page - 1)
+        self.go_to_page(self.page - 1, self.page_size - 1)
 
     # selection -----------------------------------------------------------------------------
 
@@ -175,7 +240,7 @@ class MasterDetail(w.VBox):
         """The selected item, or ``None``."""
         index = self.list.value
         visible = self.visible
-        return visible[index] if index is not None and index < len(visible) else None
+        return visible[index] if index is not None and 0 <= index < len(visible) else None
 
     def select(self, eval_id: str, run_id: int | None = None) -> MasterDetail:
         """Select the item of ``eval_id`` (and ``run_id``); clears the filters when they hide it.
@@ -192,7 +257,8 @@ class MasterDetail(w.VBox):
                 self.filters.search.value = ""
             finally:
                 self._busy = False
-            self.items = self.source.filtered("", "", None, "")
+            self.query = Query()
+            self.items = self.source.filtered("", "", None, self.query, self.filters.sort.value)
             index = self._find(eval_id, run_id)
             if index is None:
                 raise KeyError((eval_id, run_id))
@@ -211,17 +277,24 @@ class MasterDetail(w.VBox):
             self.refresh()
 
     def _on_select(self, change: Any) -> None:
-        if not self._busy:
+        if self._busy:
+            return
+        if change["new"] == NEXT_PAGE:
+            self.next_page()
+        elif change["new"] == PREV_PAGE:
+            self.prev_page()
+        else:
             self._show(self.selected)
 
     def _show(self, item: Any) -> None:
         if item is None:
             self.detail.value = detail_html(Markup('<div class="ae-note">nothing matches</div>'))
             return
-        key = id(item)
+        needles = tuple(self.query.needles)
+        key = (id(item), needles)
         value = self._cache.get(key)
         if value is None:
-            value = detail_html(self.source.render(item))
+            value = detail_html(highlight(self.source.render(item), list(needles)))
             self.render_count += 1
             self._cache[key] = value
             if len(self._cache) > CACHE_SIZE:
@@ -229,3 +302,30 @@ class MasterDetail(w.VBox):
         else:
             self._cache.move_to_end(key)
         self.detail.value = value
+
+    # static view ---------------------------------------------------------------------------
+
+    def static_html(self, limit: int = 10) -> str:
+        """A compact HTML summary for views without a live kernel (nbconvert HTML, GitHub):
+        the title, the flags and the first ``limit`` items of the list."""
+        metric = self.filters.metric.value
+        rows = join(
+            Markup("<li><code>{}</code></li>").format(text(self.source.label(it, metric)))
+            for it in self.items[:limit]
+        )
+        more = len(self.items) - limit
+        tail = Markup("<li>… {} more</li>").format(more) if more > 0 else Markup("")
+        return detail_html(
+            Markup(
+                "<div><b>{}</b> {}</div><ul>{}{}</ul>"
+                '<div class="ae-note">inspector widget: run the notebook to browse the cases'
+                "</div>"
+            ).format(self.title, self.flags, rows, tail)
+        )
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/html"] = self.static_html()
+            bundle["text/plain"] = f"<inspector: {plain(self.title)}>"
+        return bundle

@@ -8,7 +8,7 @@ import re
 
 import pytest
 from markupsafe import Markup
-from report_builders import build_result, build_run, case_result, distribution
+from report_builders import _verifier, build_result, build_run, case_result, distribution
 
 from agenteval_nb.io import dumps, load_result
 from agenteval_nb.render import (
@@ -24,6 +24,7 @@ from agenteval_nb.render.case import invocation_status, metric_rubric_texts
 from agenteval_nb.render.order import failures_first
 from agenteval_nb.render.text import number, plain, score_text
 from agenteval_nb.render.tools import ABSENT, pair_verdict
+from agenteval_nb.render.verifier import PLOT_HEIGHT
 from agenteval_nb.schema import Tool
 from agenteval_nb.schema.extras import LabelDistributionRecord
 
@@ -242,10 +243,27 @@ def test_distribution_svg_clamps_and_is_deterministic():
     )
     svg = str(distribution_svg(record))
     heights = [float(h) for h in re.findall(r'<rect [^>]*height="([^"]+)"', svg)]
-    assert heights == [50.0, 0.0, 0.0]
+    assert heights == [PLOT_HEIGHT, 0.0, 0.0]
     assert svg == str(distribution_svg(record))
     assert svg.startswith("<svg") and "xmlns" not in svg
     assert str(distribution_svg(distribution(3))).count("<rect") == 20
+
+
+def test_distribution_svg_has_an_axis_and_numbers_without_hovering():
+    svg = str(distribution_svg(distribution(3)))
+    ticks = re.findall(r'<text class="ae-tick"[^>]*>([^<]*)</text>', svg)
+    assert ticks == ["0", ".5", "1"]
+    # the peak (0.81) is written above its bar; the 0.01 bars stay unlabelled
+    assert re.findall(r'<text class="ae-val"[^>]*>([^<]*)</text>', svg) == [".81"]
+
+
+def test_verifier_block_says_which_candidate_is_which():
+    from agenteval_nb.render.verifier import verifier_block
+
+    html = str(verifier_block("v", _verifier(False)))
+    assert "candidate A</b> — the agent&#39;s answer (actual)" in html
+    assert "candidate B</b> — the reference answer (expected)" in html
+    assert "sampled label" in html
 
 
 def test_failures_first_order():

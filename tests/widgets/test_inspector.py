@@ -14,7 +14,8 @@ from agenteval_nb.widgets import inspect
 
 
 def labels(w) -> list[str]:
-    return [label for label, _ in w.list.options]
+    """The item rows of the list (without the rows that turn the page)."""
+    return [label for label, value in w.list.options if value >= 0]
 
 
 def test_import_is_light():
@@ -126,13 +127,13 @@ def test_pagination_with_10k_cases(monkeypatch):
     result = synthetic_result(10_000)
     w = inspect(EvalRun(result=result), page_size=50)
     assert len(w.items) == 10_000
-    assert len(w.list.options) == 50
+    assert len(labels(w)) == 50
     assert w.num_pages == 200
     assert w.page_label.value == "page 1/200 · 10000 items"
     assert calls == ["case_00000"]  # only the selected (first failing) case was rendered
     assert all(label.startswith("✗") for label in labels(w))  # 2500 failures come first
     w.next_page()
-    assert w.page == 1 and len(w.list.options) == 50
+    assert w.page == 1 and len(labels(w)) == 50
     assert len(calls) == 2
     w.go_to_page(199)
     assert all(label.startswith("✓") for label in labels(w))
@@ -194,14 +195,14 @@ def test_comparison_flipped_first_side_by_side(runs):
 def test_comparison_from_a_pair_of_runs(runs):
     w = inspect(runs)
     assert w.items[0].eval_id == "weather_ok"
-    assert "<h3>A</h3>" in w.detail.value
+    assert "<h3>first run</h3>" in w.detail.value
 
 
 def test_inspect_of_a_comparison_uses_the_runs_it_holds(runs):
     from agenteval_nb.analysis.compare import compare
 
     w = inspect(compare(*runs))
-    assert "<h3>A</h3>" in w.detail.value and "<h3>B</h3>" in w.detail.value
+    assert "<h3>first run</h3>" in w.detail.value and "<h3>second run</h3>" in w.detail.value
 
 
 def test_comparison_without_runs_shows_the_diff_table(runs):
@@ -211,7 +212,7 @@ def test_comparison_without_runs_shows_the_diff_table(runs):
     cmp.run_a = cmp.run_b = None
     w = inspect(cmp)
     assert "details need the runs" in w.detail.value
-    assert "<th>diff (A − B)</th>" in w.detail.value
+    assert "<th>diff (first run − second run)</th>" in w.detail.value
 
 
 # -- the inspector is a widget --------------------------------------------------------------------
@@ -237,3 +238,119 @@ def test_inspect_takes_a_result_file(tmp_path):
     assert {item.eval_id for item in w.items} == {"weather_ok", "weather_bad"}
     with pytest.raises(TypeError, match=r"ae\.inspect takes a run"):
         inspect(["not", "a", "run"])
+
+
+# -- sort, search, pages, static view, opening a case ------------------------------------------
+
+
+def test_search_does_not_match_metric_names():
+    w = inspect(build_run())
+    w.filters.search.value = "llm_rubric"  # every case has this metric: it is not searched
+    assert w.items == []
+
+
+def test_field_scoped_search_and_score_range():
+    w = inspect(build_run())
+    w.filters.search.value = "tool:send_email"
+    assert [(e.eval_id, e.run_id) for e in w.items] == [("weather_bad", 1)]
+    w.filters.search.value = "reason:send_email"  # the tool name is in no reason
+    assert w.items == []
+    w.filters.search.value = "id:weather_ok"
+    assert {e.eval_id for e in w.items} == {"weather_ok"}
+    w.filters.search.value = "score:<0.5"
+    assert [(e.eval_id, e.run_id) for e in w.items] == [("weather_bad", 1)]
+    w.filters.search.value = "score:>=0.5 id:bad"
+    assert [(e.eval_id, e.run_id) for e in w.items] == [("weather_bad", 2)]
+
+
+def test_search_hits_are_marked_in_the_detail():
+    w = inspect(build_run())
+    w.filters.search.value = "lyon"
+    assert '<mark class="ae-hit">Lyon</mark>' in w.detail.value
+    w.filters.search.value = ""
+    assert '<mark class="ae-hit">' not in w.detail.value
+
+
+def test_sort_options():
+    w = inspect(build_run())
+    w.filters.sort.value = "id"
+    assert [(e.eval_id, e.run_id) for e in w.items] == [
+        ("weather_bad", 1),
+        ("weather_bad", 2),
+        ("weather_ok", 1),
+        ("weather_ok", 2),
+    ]
+    w.filters.sort.value = "-score"
+    assert [e.score for e in w.items][-1] == 0
+    w.filters.sort.value = "score"
+    assert (w.items[0].eval_id, w.items[0].run_id) == ("weather_bad", 1)
+
+
+def test_metric_filter_labels_show_the_metric_status_and_score():
+    run = build_run()
+    case = run.result.eval_case_results[0]  # weather_ok, run 1: passes as a case
+    case.overall_eval_metric_results[2].eval_status = "failed"
+    case.overall_eval_metric_results[2].score = 0.1
+    w = inspect(run)
+    assert "✓ weather_ok · run 1 · 1" in labels(w)
+    w.filters.metric.value = "llm_verifier_pairwise"
+    assert "✗ weather_ok · run 1 · 0.1" in labels(w)
+
+
+def test_list_rows_are_the_page_and_arrow_rows_turn_pages():
+    from agenteval_nb.widgets.master import NEXT_PAGE, PREV_PAGE
+
+    w = inspect(EvalRun(result=synthetic_result(25)), page_size=10)
+    assert w.list.rows == len(w.list.options) == 11  # 10 items and "next page"
+    assert w.list.options[-1][1] == NEXT_PAGE
+    w.list.value = NEXT_PAGE  # what arrow-down on the last row does in the browser
+    assert w.page == 1 and w.selected is w.items[10]
+    assert w.list.options[0][1] == PREV_PAGE and w.list.rows == 12
+    w.list.value = PREV_PAGE  # arrow-up on the first row: the last item of the page before
+    assert w.page == 0 and w.selected is w.items[9]
+
+
+def test_static_view_is_a_compact_summary():
+    w = inspect(build_run())
+    bundle = w._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    html = bundle["text/html"]
+    assert "weather_set" in html and "✗ weather_bad · run 1 · 0" in html
+    assert HEURISTIC_LABEL in html
+    assert "VBox(" not in bundle["text/plain"]
+
+
+def test_open_a_case_from_a_frame_row():
+    run = build_run()
+    cases = run.cases_df()
+    row = cases[(cases.eval_id == "weather_ok") & (cases.run_id == 2)].iloc[0]
+    w = inspect(run, case=row)
+    assert (w.selected.eval_id, w.selected.run_id) == ("weather_ok", 2)
+    w = inspect(run, case=("weather_bad", 2))
+    assert (w.selected.eval_id, w.selected.run_id) == ("weather_bad", 2)
+    first = next(run.cases_df(backend="polars").iter_rows(named=True))
+    assert inspect(run, case=first).selected.eval_id == first["eval_id"]
+    with pytest.raises(KeyError):
+        inspect(run, case="missing")
+    with pytest.raises(TypeError):
+        inspect(run, case=3.5)
+
+
+def test_header_flags_the_heuristic_judge_and_the_scripted_agent():
+    from agenteval_nb.render.flags import SCRIPTED_AGENT_LABEL
+    from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+
+    run = build_run()
+    run.info["agent"] = f"OpenAIAgent({SCRIPTED_AGENT_MODEL})"
+    header = inspect(run).children[0].value
+    assert HEURISTIC_LABEL in header and SCRIPTED_AGENT_LABEL in header
+    assert SCRIPTED_AGENT_LABEL not in inspect(build_run()).children[0].value
+
+
+def test_comparison_shows_a_diff_of_the_answers(runs):
+    a, b = runs
+    w = inspect((a, b))
+    assert "final answers: first run (left) vs second run (right)" in w.detail.value
+    w.select("weather_bad")
+    assert "<h3>A</h3>" not in w.detail.value
+    assert {label for label, _ in w.filters.run.options} == {"all runs", "run 1", "run 2"}
