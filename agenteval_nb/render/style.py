@@ -40,7 +40,7 @@ STYLESHEET = """
 .ae .ae-msg { border-left: 3px solid #d0d7de; padding: 2px 8px; margin: 4px 0; }
 .ae .ae-msg-role { font-weight: 600; color: #57606a; font-size: 11px; text-transform: uppercase; }
 .ae .ae-side { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; }
-.ae .ae-side > div { min-width: 0; }
+.ae .ae-side > div { min-width: 0; overflow-x: auto; }
 .ae .ae-pane { border: 1px solid #d0d7de; border-radius: 4px; padding: 4px 8px; }
 .ae del { background: #ffebe9; color: #82071e; text-decoration: line-through; }
 .ae ins { background: #dafbe1; color: #055d20; text-decoration: none; }

@@ -252,3 +252,19 @@ def synthetic_result(n_cases: int, fail_every: int = 4) -> EvalSetResult:
     return EvalSetResult(
         eval_set_result_id="synthetic", eval_set_id="synthetic", eval_case_results=cases
     )
+
+
+def many_cases_run(fails_every: int, n_cases: int = 12, runs: int = 2) -> EvalRun:
+    """``n_cases`` weather cases over ``runs`` runs (``case_00`` …): in run ``r`` a case ``i``
+    fails when ``(i + r) % fails_every == 0``. Every case has judge samples and verifier charts."""
+    cases = [
+        case_result(f"case_{i:02d}", run_id, ok=(i + run_id) % fails_every != 0)
+        for run_id in range(1, runs + 1)
+        for i in range(n_cases)
+    ]
+    result, _notes = with_summary(
+        EvalSetResult(
+            eval_set_result_id="many_result", eval_set_id="weather_set", eval_case_results=cases
+        )
+    )
+    return EvalRun(result=result, metrics=metrics())
