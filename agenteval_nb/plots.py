@@ -1,7 +1,8 @@
 """Matplotlib figures of runs and comparisons.
 
 Every function builds a ``matplotlib.figure.Figure`` with the object-oriented API (no pyplot,
-no global figure state) and returns it; Jupyter displays it, :func:`figure_to_svg` turns it into
+no global figure state) and returns it — a :class:`~agenteval_nb.plot_figure.PlotFigure`, which
+Jupyter, voilà and saved notebooks display as an image — and :func:`figure_to_svg` turns it into
 deterministic SVG text for reports and widgets. matplotlib is imported inside the functions, so
 importing the package stays light. A figure with nothing to show carries a "no data" note
 instead of raising.
@@ -30,9 +31,9 @@ _B = "#ff7f0e"
 
 
 def _figure(width: float = 6.4, height: float = 4.0) -> Figure:
-    from matplotlib.figure import Figure
+    from .plot_figure import PlotFigure
 
-    return Figure(figsize=(width, height), layout="constrained")
+    return PlotFigure(figsize=(width, height), layout="constrained")
 
 
 def _no_data(fig: Figure, message: str = "no data") -> Figure:
@@ -115,11 +116,17 @@ def pass_rates(run: EvalRun, level: float = 0.95) -> Figure:
     high = summary["pass_rate_ci_high"].to_numpy() - rates
     positions = list(range(len(names)))
     ax.barh(positions, rates, xerr=[low, high], color=_PASS, capsize=3, height=0.6)
-    for y, rate, passed, n in zip(positions, rates, summary["n_passed"], summary["n"], strict=True):
-        ax.text(min(rate, 1.0) + 0.02, y, f"{passed}/{n}", va="center", fontsize=8)
+    # each count sits right of its bar's upper whisker, so the two never cross
+    ends = summary["pass_rate_ci_high"].fill_nan(None).fill_null(0.0).to_numpy()
+    for y, end, rate, passed, n in zip(
+        positions, ends, rates, summary["n_passed"], summary["n"], strict=True
+    ):
+        x = max(float(end), float(rate) if math.isfinite(rate) else 0.0)
+        ax.text(min(x, 1.0) + 0.025, y, f"{passed}/{n}", va="center", fontsize=8)
     ax.set_yticks(positions, names)
     ax.invert_yaxis()
-    ax.set_xlim(0, 1.15)
+    ax.set_xlim(0, 1.2)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.set_xlabel(f"pass rate ({level:.0%} Wilson CI)")
     ax.set_title("pass rate per metric")
     return fig
@@ -216,7 +223,8 @@ def label_distribution(
     """The verifier's label distribution (A best … T worst) for candidates A and B of one
     judgement, side by side; the title gives each expected score and valid-label mass.
 
-    ``run_id`` picks the run (default: the first one with a distribution).
+    ``invocation_index`` is 0-based as in the frames; the title numbers turns from 1, as the
+    inspector does. ``run_id`` picks the run (default: the first one with a distribution).
     """
     import numpy as np
     import polars as pl
@@ -239,17 +247,22 @@ def label_distribution(
     fig = _figure(7.5, 3.6)
     ax = fig.add_subplot()
     titles = []
+    names = {"A": "A = the agent's answer", "B": "B = the reference answer"}
     for offset, candidate, colour in ((-0.2, "A", _A), (0.2, "B", _B)):
         rows = df.filter(pl.col("candidate") == candidate)
         if rows.height == 0:
             continue
         probs = dict(zip(rows["label"].to_list(), rows["prob"].to_list(), strict=True))
-        ax.bar(
-            x + offset,
-            [probs.get(label) or 0.0 for label in labels],
-            width=0.4,
-            color=colour,
-            label=f"candidate {candidate}",
+        heights = [probs.get(label) or 0.0 for label in labels]
+        bars = ax.bar(
+            x + offset, heights, width=0.4, color=colour, label=f"candidate {names[candidate]}"
+        )
+        ax.bar_label(
+            bars,
+            labels=[f"{h:.2f}" if h >= 0.03 else "" for h in heights],
+            fontsize=7,
+            padding=2,
+            rotation=90,
         )
         titles.append(
             f"{candidate}: E={_num(rows['expected_score'][0])}, "
@@ -258,8 +271,9 @@ def label_distribution(
     ax.set_xticks(x, labels)
     ax.set_xlabel("label (A best … T worst)")
     ax.set_ylabel("probability")
+    ax.set_ylim(0, 1.15)
     ax.set_title(
-        f"{eval_id} · {metric} · turn {invocation_index} · sample {sample_index}\n"
+        f"{eval_id} · {metric} · turn {invocation_index + 1} · sample {sample_index}\n"
         + " | ".join(titles),
         fontsize=9,
     )
@@ -275,8 +289,19 @@ def _num(value: Any) -> str:
     )
 
 
+JITTER = 0.02
+"""Half-width of the scatter's jitter, as a fraction of the score range."""
+
+
 def comparison_scatter(comparison: Comparison, metric: str | None = None) -> Figure:
-    """Score in A against score in B per aligned row; flipped rows highlighted."""
+    """Score in A against score in B per aligned row, flipped rows highlighted.
+
+    Scores pile up on a few values (0, 1, thresholds), so every point is jittered by a
+    deterministic offset of at most :data:`JITTER` of the range (seeded, the same on every
+    call), drawn half transparent; a spot shared by several rows is labelled ``×n``, and the
+    corner box counts the rows per status change.
+    """
+    import numpy as np
     import polars as pl
 
     df = _polars(comparison.frame).filter(
@@ -286,29 +311,51 @@ def comparison_scatter(comparison: Comparison, metric: str | None = None) -> Fig
         df = df.filter(pl.col("metric_name") == metric)
     if df.height == 0:
         return _no_data(_figure(5, 5), "no paired scores")
-    fig = _figure(5.0, 5.0)
+    fig = _figure(5.4, 5.4)
     ax: Axes = fig.add_subplot()
     values = df["score_a"].to_list() + df["score_b"].to_list()
     low, high = min(0.0, min(values)), max(1.0, max(values))
+    spread = JITTER * (high - low)
+    rng = np.random.default_rng(0)
     ax.plot([low, high], [low, high], color="grey", linestyle="--", linewidth=1)
     for flipped, colour, label in ((False, _A, "same status"), (True, _FAIL, "flipped")):
         rows = df.filter(pl.col("flipped") == flipped)
         if rows.height:
             ax.scatter(
-                rows["score_a"].to_numpy(),
-                rows["score_b"].to_numpy(),
-                s=18,
-                alpha=0.7,
+                rows["score_a"].to_numpy() + rng.uniform(-spread, spread, rows.height),
+                rows["score_b"].to_numpy() + rng.uniform(-spread, spread, rows.height),
+                s=14,
+                alpha=0.45,
+                linewidths=0,
                 color=colour,
                 label=f"{label} ({rows.height})",
             )
-    ax.set_xlim(low - 0.02, high + 0.02)
-    ax.set_ylim(low - 0.02, high + 0.02)
+    a, b = comparison.label_a, comparison.label_b
+    status = df.select("status_a", "status_b").to_dicts()
+    down = sum(1 for r in status if r["status_a"] == "passed" and r["status_b"] == "failed")
+    up = sum(1 for r in status if r["status_a"] == "failed" and r["status_b"] == "passed")
+    stacked = df.group_by("score_a", "score_b").len().filter(pl.col("len") > 1)
+    for score_a, score_b, count in stacked.iter_rows():
+        ax.annotate(
+            f"×{count}",
+            (score_a, score_b),
+            xytext=(6, -10),
+            textcoords="offset points",
+            fontsize=8,
+            color="#1f2328",
+        )
+    pad = 0.02 + spread
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(low - pad, high + pad)
     ax.set_aspect("equal")
-    ax.set_xlabel(f"score {comparison.label_a}")
-    ax.set_ylabel(f"score {comparison.label_b}")
-    ax.set_title(f"{comparison.label_a} vs {comparison.label_b}{f' — {metric}' if metric else ''}")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_xlabel(f"score {a}")
+    ax.set_ylabel(f"score {b}")
+    ax.set_title(
+        f"{a} vs {b}{f' — {metric}' if metric else ''}\n"
+        f"passed → failed: {down} · failed → passed: {up} · {df.height} rows (jittered)",
+        fontsize=9,
+    )
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=2)
     return fig
 
 

@@ -102,3 +102,42 @@ def test_import_is_light_and_plots_avoid_pyplot():
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_every_plot_displays_as_an_image_without_an_inline_backend(run):
+    """IPython's formatter (what Jupyter, voilà and nbval use) gets a PNG from every figure,
+    with no ``%matplotlib inline`` and no pyplot."""
+    from IPython.core.formatters import DisplayFormatter
+
+    formatter = DisplayFormatter()
+    for name, fig in _all_figures(run).items():
+        data, _metadata = formatter.format(fig)
+        assert data.get("image/png", b"").startswith(b"\x89PNG"), name
+
+
+def test_pass_rate_counts_sit_right_of_the_whiskers(run):
+    summary = run.summary_df(backend="polars")
+    ax = plots.pass_rates(run).axes[0]
+    starts = [t.get_position()[0] for t in ax.texts]
+    ends = summary["pass_rate_ci_high"].to_list()
+    assert len(starts) == len(ends) == summary.height
+    assert all(start > end for start, end in zip(starts, ends, strict=True))
+
+
+def test_label_distribution_title_numbers_turns_from_one(run):
+    fig = plots.label_distribution(run, "c1", "verifier", 1, 0)
+    assert "turn 2" in fig.axes[0].get_title()
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["candidate A = the agent's answer", "candidate B = the reference answer"]
+
+
+def test_comparison_scatter_spreads_coinciding_points():
+    import numpy as np
+
+    a = scored_run({f"c{i}": [1.0] for i in range(200)})
+    b = scored_run({f"c{i}": [1.0] for i in range(200)})
+    fig = plots.comparison_scatter(compare(a, b))
+    offsets = np.concatenate([c.get_offsets() for c in fig.axes[0].collections])
+    assert len(offsets) == 200
+    assert len({tuple(np.round(p, 6)) for p in offsets}) == 200  # no two on the same spot
+    assert np.abs(offsets - 1.0).max() <= plots.JITTER + 1e-9
