@@ -17,7 +17,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 NB = Path(__file__).resolve().parent.parent / "notebooks"
 
 SETUP = """import agenteval_nb as ae
+import pandas as pd
 from pathlib import Path
+
+pd.set_option("display.max_colwidth", 300)  # errors and reasons in full, not cut at 50
 
 ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
 DEMO = ROOT / "data" / "demo" / "demo_assistant"
@@ -93,6 +96,16 @@ failing[["run_id", "eval_id", "invocation_index", "metric_name", "reason"]].head
             "code",
             """inspector = ae.inspect(run)
 inspector""",
+        ),
+        (
+            "md",
+            "Open a case straight from a frame: pass a row (or an `eval_id`, or an "
+            "`(eval_id, run_id)` pair) as `case=`. Here, the first case result that errored:",
+        ),
+        (
+            "code",
+            """errored = cases[cases["error"].notna()].iloc[0]
+ae.inspect(run, case=errored)""",
         ),
         (
             "code",
@@ -190,7 +203,8 @@ print(direct.summary_text())  # NBVAL_CHECK_OUTPUT""",
             "code",
             """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
 verifier = next(m for m in metrics if m.metric_name == "verifier_pairwise")
-cases = ["weather_paris_now", "meal_limit_hallucination", "sales_tax_wrong_final"]
+cases = ["weather_paris_now", "meal_limit_hallucination", "paris_wind_hallucination",
+         "sales_tax_wrong_final"]
 run = ae.evaluate(RUNS[0], [verifier], case_ids=cases, cache=False, progress=False)
 print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
         ),
@@ -202,9 +216,21 @@ lp = run.logprobs_df()
 lp.groupby(["eval_id", "candidate"])["expected_score"].first().round(4)""",
         ),
         (
+            "md",
+            "The label distributions of the case where the two candidates differ most "
+            "(largest gap between their expected scores): candidate A is the agent's answer, "
+            "B the reference.",
+        ),
+        (
             "code",
-            """fig = ae.plots.label_distribution(run, "meal_limit_hallucination", "verifier_pairwise")
-fig""",
+            """# NBVAL_CHECK_OUTPUT
+expected = lp.groupby(["eval_id", "candidate"])["expected_score"].first().unstack()
+case = (expected["A"] - expected["B"]).abs().idxmax()
+print(case)""",
+        ),
+        (
+            "code",
+            """ae.plots.label_distribution(run, case, "verifier_pairwise")""",
         ),
         (
             "md",
@@ -348,7 +374,7 @@ print(report.stat().st_size > 10_000)  # NBVAL_CHECK_OUTPUT""",
         ),
         (
             "code",
-            '''import itertools
+            """import itertools
 import os
 from pathlib import Path
 
@@ -374,7 +400,7 @@ else:  # offline: the scripted models (not LLMs) and the heuristic judge on one 
     })).start()
     BASE_URL = server.base_url
     os.environ.update(OPENAI_BASE_URL=BASE_URL, OPENAI_API_KEY="offline",
-                      AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")''',
+                      AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")""",
         ),
         (
             "md",
@@ -422,20 +448,20 @@ agent''',
         ),
         (
             "code",
-            '''def sessions(prefix):
+            """def sessions(prefix):
     counter = itertools.count(1)
     return lambda: f"{prefix}-{next(counter)}"
 
 
 run = ae.evaluate(CASES, METRICS, agent=agent, num_runs=3, cache=False, progress=False,
                   session_id_factory=sessions("demo"))
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT''',
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
         ),
         (
             "code",
-            '''# NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
 pk = run.pass_at_k_df(ks=(1, 2, 3))
-pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)''',
+pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)""",
         ),
         (
             "md",
@@ -445,18 +471,18 @@ pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"
         ),
         (
             "code",
-            '''# NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
 m = run.metrics_df()
 failing = m[(m["metric_name"] == "tool_trajectory_avg_score") & (m["status"] == "failed")]
 first = failing.iloc[0]
 print(first["run_id"], first["eval_id"])
-print(first["reason"])''',
+print(first["reason"])""",
         ),
         (
             "code",
-            '''inspector = ae.inspect(run)
+            """inspector = ae.inspect(run)
 inspector.select(first["eval_id"], int(first["run_id"]))
-inspector''',
+inspector""",
         ),
         (
             "md",
@@ -466,19 +492,19 @@ inspector''',
         ),
         (
             "code",
-            '''careful = ae.agents.OpenAIAgent(CAREFUL_MODEL, tools=[get_weather, convert_currency],
+            """careful = ae.agents.OpenAIAgent(CAREFUL_MODEL, tools=[get_weather, convert_currency],
                                 system_prompt=SYSTEM, base_url=BASE_URL, name="careful")
 run_b = ae.evaluate(CASES, METRICS, agent=careful, num_runs=3, cache=False, progress=False,
                     session_id_factory=sessions("demo"))
 cmp = ae.compare(run, run_b)
 columns = ["metric_name", "n", "mean_diff", "ci_low", "ci_high", "n_flipped", "mcnemar_exact_p"]
-print(cmp.stats[columns].round(4).to_string())  # NBVAL_CHECK_OUTPUT''',
+print(cmp.stats[columns].round(4).to_string())  # NBVAL_CHECK_OUTPUT""",
         ),
         (
             "code",
-            '''print(run.info["agent_usage"])  # tokens the agent's model reported
+            """print(run.info["agent_usage"])  # tokens the agent's model reported
 if "server" in globals():
-    server.stop()''',
+    server.stop()""",
         ),
     ],
     "07_scenarios": [
@@ -496,7 +522,7 @@ if "server" in globals():
         ),
         (
             "code",
-            '''import itertools
+            """import itertools
 import os
 from pathlib import Path
 
@@ -514,7 +540,7 @@ server = FakeOpenAIServer(handler=route_by_model({
     "agenteval-heuristic-judge": heuristic_handler,
 })).start()
 os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="offline",
-                  AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")''',
+                  AGENTEVAL_JUDGE_MODEL="agenteval-heuristic-judge")""",
         ),
         (
             "md",
@@ -525,28 +551,28 @@ os.environ.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="offline",
         ),
         (
             "code",
-            '''# NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
 cases = ae.load_evalset(DATA / "travel_scenarios.evalset.json")
 for case in cases.eval_cases:
     plan = case.conversation_scenario.conversation_plan if case.conversation_scenario else None
-    print(case.eval_id, "|", plan or "static turn with toolMock: " + case.conversation[0].user_content.content)''',
+    print(case.eval_id, "|", plan or "static turn with toolMock: " + case.conversation[0].user_content.content)""",
         ),
         (
             "code",
-            '''agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, tools=[search_flights, book_hotel],
+            """agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, tools=[search_flights, book_hotel],
                               base_url=server.base_url, name="booking assistant")
 simulator = ae.agents.LLMUserSimulator(SCRIPTED_USER_MODEL, base_url=server.base_url)
 counter = itertools.count(1)
 run = ae.evaluate(cases, DATA / "travel_scenarios.metrics.json", agent=agent,
                   user_simulator=simulator, num_runs=3, cache=False, progress=False,
                   session_id_factory=lambda: f"trip-{next(counter)}")
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT''',
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
         ),
         (
             "code",
-            '''# NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
 pk = run.pass_at_k_df(ks=(1, 2, 3))
-pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)''',
+pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"]].round(4)""",
         ),
         (
             "md",
@@ -556,14 +582,14 @@ pk[pk["level"] == "overall"][["k", "pass_at_k", "pass_hat_k_unbiased", "n_cases"
         ),
         (
             "code",
-            '''# NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
 trip = next(r for r in run.result.eval_case_results if r.eval_id == "trip_paris_oslo")
 for i, turn in enumerate(trip.eval_metric_result_per_invocation, 1):
     actual = turn.actual_invocation
     print(f"turn {i} simulated user: {actual.user_content.content}")
     for tool in actual.tools or ():
         print(f"         tool {tool.name}({tool.arguments}) -> {tool.result}")
-    print(f"         agent: {actual.final_response.content}")''',
+    print(f"         agent: {actual.final_response.content}")""",
         ),
         (
             "md",
@@ -573,16 +599,16 @@ for i, turn in enumerate(trip.eval_metric_result_per_invocation, 1):
         ),
         (
             "code",
-            '''# NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
 mocked = next(r for r in run.result.eval_case_results if r.eval_id == "hotel_mocked")
 call = mocked.eval_metric_result_per_invocation[0].actual_invocation.tools[0]
-print(call.name, call.arguments, "->", call.result, "| mock:", call.mock)''',
+print(call.name, call.arguments, "->", call.result, "| mock:", call.mock)""",
         ),
         (
             "code",
-            '''inspector = ae.inspect(run)
+            """inspector = ae.inspect(run)
 inspector.select("trip_paris_oslo", 1)
-inspector''',
+inspector""",
         ),
         ("code", "server.stop()"),
     ],

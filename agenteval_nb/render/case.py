@@ -69,6 +69,17 @@ def speaker(invocation: Invocation | None) -> str:
     return "user (simulated)" if simulated else "user"
 
 
+def turn_reasons_of(case: EvalCaseResult) -> dict[str, list[str | None]]:
+    """Metric name → the reason of that metric in each turn (``None`` where it has none)."""
+    per_invocation = list(case.eval_metric_result_per_invocation or ())
+    out: dict[str, list[str | None]] = {}
+    for index, inv in enumerate(per_invocation):
+        for r in inv.eval_metric_results or ():
+            reasons = out.setdefault(r.metric_name or "", [None] * len(per_invocation))
+            reasons[index] = r.details.reason if r.details is not None else None
+    return out
+
+
 def _section(title: str, body: Markup) -> Markup:
     if not body:
         return Markup("")
@@ -158,7 +169,9 @@ def render_case(
         )
     overall = list(case.overall_eval_metric_results or ())
     if overall:
-        parts.append(Markup("<h4>overall metrics</h4>") + metrics_table(overall))
+        parts.append(
+            Markup("<h4>overall metrics</h4>") + metrics_table(overall, turn_reasons_of(case))
+        )
     context = list((evalset_case.context_messages if evalset_case else None) or ())
     texts = {**(rubric_texts or {}), **case_rubric_texts(evalset_case)}
     per_invocation = list(case.eval_metric_result_per_invocation or ())

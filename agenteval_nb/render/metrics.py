@@ -7,18 +7,31 @@ from collections.abc import Mapping, Sequence
 from markupsafe import Markup
 
 from ..schema import EvalMetricResult
+from .reasons import display_overall_reason
 from .text import join, number, score_text, status_badge, status_class, text
 
 
-def _reason(result: EvalMetricResult) -> Markup:
+def _reason(
+    result: EvalMetricResult, turn_reasons: Mapping[str, Sequence[str | None]] | None
+) -> Markup:
     reason = result.details.reason if result.details is not None else None
     if not reason:
         return Markup("")
-    return Markup('<span class="ae-pre">{}</span>').format(text(reason))
+    turns = (turn_reasons or {}).get(result.metric_name or "", ())
+    return Markup('<span class="ae-pre">{}</span>').format(
+        text(display_overall_reason(reason, turns))
+    )
 
 
-def metrics_table(results: Sequence[EvalMetricResult]) -> Markup:
-    """One row per metric: name, score, status, threshold, reason (failed rows tinted)."""
+def metrics_table(
+    results: Sequence[EvalMetricResult],
+    turn_reasons: Mapping[str, Sequence[str | None]] | None = None,
+) -> Markup:
+    """One row per metric: name, score, status, threshold, reason (failed rows tinted).
+
+    ``turn_reasons`` (metric name → the reason of each turn, for a case's overall results)
+    lets an overall reason show one labelled line per turn (see
+    :func:`~.reasons.display_overall_reason`); reasons are shown, never changed."""
     if not results:
         return Markup('<span class="ae-note">no metric results</span>')
     rows = [
@@ -31,7 +44,7 @@ def metrics_table(results: Sequence[EvalMetricResult]) -> Markup:
             score_text(r.score, r.eval_status),
             status_badge(r.eval_status),
             number(r.threshold),
-            _reason(r),
+            _reason(r, turn_reasons),
         )
         for r in results
     ]

@@ -20,6 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..schema import EvalMetricResult, Tool
+from .reasons import display_reason
 from .text import join, json_text, score_text, status_badge, text
 
 MAX_DEPTH = 4
@@ -256,7 +257,9 @@ def _metric_reasons(results: Sequence[EvalMetricResult]) -> Markup:
             status_badge(r.eval_status),
             text(r.metric_name),
             score_text(r.score, r.eval_status),
-            Markup(': <span class="ae-pre">{}</span>').format(text(r.details.reason))
+            Markup(': <span class="ae-pre">{}</span>').format(
+                text(display_reason(r.details.reason))
+            )
             if r.details is not None and r.details.reason
             else Markup(""),
         )
