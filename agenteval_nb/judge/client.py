@@ -28,20 +28,19 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import threading
 import time
 import warnings
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx2
 import openai
 
+from ..openai_pool import LoopClients
 from ..schema.metric import JudgeModelOptions
 from .cache import CACHE_ERRORS, JudgeCache, cache_key, cache_location, open_cache
 from .call import JudgeCall
@@ -125,9 +124,7 @@ class JudgeClient:
         self.usage = UsageTotals()
         self._lock = threading.Lock()
         self._limiters: dict[str, EndpointLimiter] = {}
-        self._pools: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[Endpoint, openai.AsyncOpenAI]
-        ] = weakref.WeakKeyDictionary()
+        self._clients = LoopClients()
 
     def worker_settings(self, share: int = 1) -> dict[str, Any]:
         """Keyword arguments that build an equivalent client in another process (a Ray
@@ -173,24 +170,16 @@ class JudgeClient:
             self._limiters[base_url.rstrip("/")] = limiter
 
     def _openai(self, endpoint: Endpoint) -> openai.AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            pool = self._pools.get(loop)
-            if pool is None:
-                for dead in [other for other in self._pools if other.is_closed()]:
-                    del self._pools[dead]  # their connections died with their loop
-                pool = self._pools[loop] = {}
-            client = pool.get(endpoint)
-            if client is None:
-                client = openai.AsyncOpenAI(
-                    base_url=endpoint.base_url,
-                    api_key=endpoint.api_key,
-                    max_retries=self.max_retries,
-                    timeout=self.timeout,
-                    http_client=self._http_client(),
-                )
-                pool[endpoint] = client
-            return client
+        return self._clients.get(
+            endpoint,
+            lambda: openai.AsyncOpenAI(
+                base_url=endpoint.base_url,
+                api_key=endpoint.api_key,
+                max_retries=self.max_retries,
+                timeout=self.timeout,
+                http_client=self._http_client(),
+            ),
+        )
 
     def _http_client(self) -> httpx2.AsyncClient | None:
         """An HTTP client whose attempts each end within ``timeout`` (module rules)."""
@@ -209,25 +198,12 @@ class JudgeClient:
         Call it at the end of a run whose private loop is about to close while the client (its
         cache, limiters and usage totals) lives on for the next run.
         """
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            pool = self._pools.pop(loop, {})
-        for client in pool.values():
-            await client.close()
+        await self._clients.close_running()
 
     async def aclose(self) -> None:
         """Close the HTTP clients of every loop (others are closed on their own loop when it
         still runs) and the cache, unless the cache was passed in as a :class:`JudgeCache`."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            pools = list(self._pools.items())
-            self._pools = weakref.WeakKeyDictionary()
-        for owner, pool in pools:
-            for client in pool.values():
-                if owner is loop:
-                    await client.close()
-                elif owner.is_running():
-                    asyncio.run_coroutine_threadsafe(client.close(), owner)
+        await self._clients.close_all()
         if self.cache is not None and self._owns_cache:
             self.cache.close()
 
