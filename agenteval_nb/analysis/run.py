@@ -12,6 +12,7 @@ from typing import Any
 
 from ..engine.summary import run_bound
 from ..io import save_result
+from ..offline_flags import run_flags
 from ..schema import EvalMetric, EvalSet, EvalSetResult, EvalStatus
 
 
@@ -273,18 +274,29 @@ class EvalRun:
             "cases: "
             + ", ".join(f"{k} {counts.get(k, 0)}" for k in ("passed", "failed", "not_evaluated")),
         ]
+        errored = self.num_errored()
+        if errored:
+            lines[1] += f" ({errored} with an error)"
         for name, (passed, evaluated) in self.metric_pass_rates().items():
             rate = f"{passed / evaluated:.1%}" if evaluated else "n/a"
             lines.append(f"  {name}: {passed}/{evaluated} passed ({rate})")
+        lines.extend(f"note: {flag}" for flag in run_flags(self.result, self.info))
         lines.extend(f"warning: {w}" for w in self.warnings)
         return "\n".join(lines)
+
+    def num_errored(self) -> int:
+        """Case results that failed with an error message instead of a score."""
+        return sum(1 for c in self.result.eval_case_results or () if c.error_message)
 
     def __repr__(self) -> str:
         counts = self.case_status_counts()
         return (
             f"EvalRun(eval_set={self.result.eval_set_id!r}, runs={self.num_runs}, "
             f"cases={sum(counts.values())}, passed={counts.get('passed', 0)}, "
-            f"failed={counts.get('failed', 0)}, metrics={len(self.metric_pass_rates())})"
+            f"failed={counts.get('failed', 0)}, errored={self.num_errored()}, "
+            f"metrics={len(self.metric_pass_rates())}"
+            + (f", offline={flags!r}" if (flags := run_flags(self.result, self.info)) else "")
+            + ")"
         )
 
     def _repr_html_(self) -> str:
@@ -294,12 +306,15 @@ class EvalRun:
             for name, (passed, evaluated) in self.metric_pass_rates().items()
         )
         counts = self.case_status_counts()
-        warn = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        warn = "".join(
+            f"<li>{html.escape(w)}</li>"
+            for w in [*run_flags(self.result, self.info), *self.warnings]
+        )
         return (
             f"<div><b>EvalRun</b> {html.escape(str(self.result.eval_set_id))} — "
             f"{self.num_runs} run(s), {sum(counts.values())} case results: "
             f"{counts.get('passed', 0)} passed, {counts.get('failed', 0)} failed, "
-            f"{counts.get('not_evaluated', 0)} not evaluated"
+            f"{counts.get('not_evaluated', 0)} not evaluated, {self.num_errored()} with an error"
             f"<table><tr><th>metric</th><th>passed</th><th>rate</th></tr>{rows}</table>"
             + (f"<ul>{warn}</ul>" if warn else "")
             + "</div>"

@@ -6,12 +6,10 @@ from collections.abc import Sequence
 
 from markupsafe import Markup
 
+from ..offline_flags import HEURISTIC_LABEL
 from ..schema import EvalMetricResult
 from ..schema.extras import JudgeRecord, JudgeSample, judge_record
 from .text import join, number, status_badge, text
-
-HEURISTIC_LABEL = "OFFLINE HEURISTIC JUDGE — not an LLM"
-"""Shown next to every judgement whose scores came from the offline heuristic judge."""
 
 
 def heuristic_badge() -> Markup:

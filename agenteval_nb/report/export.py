@@ -24,9 +24,9 @@ from markupsafe import Markup
 
 from ..analysis.load import RunLike, as_run
 from ..io import write_text_atomic
+from ..offline_flags import HEURISTIC_LABEL, SCRIPTED_AGENT_LABEL, agent_is_scripted
 from ..render import STYLESHEET, render_case
 from ..render.case import case_score_text, metric_rubric_texts
-from ..render.judge import HEURISTIC_LABEL
 from ..render.order import failures_first
 from ..render.text import number, score_text, status_badge, status_class, text, to_json
 from ..schema import EvalCase, EvalCaseResult
@@ -186,6 +186,8 @@ def report_html(run: RunLike, *, title: str | None = None, max_cases: int | None
         stylesheet=Markup(STYLESHEET),
         report_css=Markup(REPORT_CSS),
         heuristic_label=HEURISTIC_LABEL,
+        scripted_agent=agent_is_scripted(getattr(run, "info", None)),
+        scripted_agent_label=SCRIPTED_AGENT_LABEL,
         header=header,
         runs=run_rows(run),
         metric_summary=metric_summary,

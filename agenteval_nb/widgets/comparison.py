@@ -14,10 +14,10 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..offline_flags import HEURISTIC_LABEL, case_uses_heuristic
 from ..render import render_case
 from ..render.case import metric_rubric_texts
-from ..render.flags import case_uses_heuristic, flags_badges
-from ..render.judge import HEURISTIC_LABEL
+from ..render.flags import flags_badges
 from ..render.messages import word_diff
 from ..render.text import join, number, plain, score_text, status_badge, text
 from ..schema import EvalCase, EvalCaseResult, message_text

@@ -214,3 +214,15 @@ def test_summary_failure_becomes_a_note(tmp_path, monkeypatch):
         html = report_html(build_run())
     assert "metric summary not computed: RuntimeError: boom" in html
     assert '<section id="details">' in html
+
+
+def test_scripted_agent_banner(tmp_path):
+    from agenteval_nb.offline_flags import SCRIPTED_AGENT_LABEL
+    from agenteval_nb.report.export import report_html
+    from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+
+    run = build_run()
+    assert 'id="scripted-agent-warning"' not in report_html(run)
+    run.info["agent"] = f"OpenAIAgent({SCRIPTED_AGENT_MODEL})"
+    html = report_html(run)
+    assert 'id="scripted-agent-warning"' in html and SCRIPTED_AGENT_LABEL in html

@@ -337,7 +337,7 @@ def test_open_a_case_from_a_frame_row():
 
 
 def test_header_flags_the_heuristic_judge_and_the_scripted_agent():
-    from agenteval_nb.render.flags import SCRIPTED_AGENT_LABEL
+    from agenteval_nb.offline_flags import SCRIPTED_AGENT_LABEL
     from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
 
     run = build_run()
