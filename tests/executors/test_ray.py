@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -188,7 +189,7 @@ def test_a_case_lost_beyond_retries_fails_alone(tmp_path: Path, executor_factory
 
 class Unpicklable:
     name = "holder of a lock"
-    tools: list = []
+    tools: ClassVar[list] = []
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
