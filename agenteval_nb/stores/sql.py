@@ -67,10 +67,6 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def _document(model: Any) -> str:
-    return io.dumps(model)
-
-
 def _decoded(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -166,7 +162,7 @@ class SQLEvalSetStore(_SQLStore, EvalSetStore):
             "eval_set_id": eval_set_id,
             "eval_id": check_key(case.eval_id, "eval case id"),
             "eval_mode": case.eval_mode or "",
-            "eval_case": _document(case),
+            "eval_case": self._db.document(case),
             "created_at": now,
             "updated_at": now,
         }
@@ -389,7 +385,7 @@ class SQLMetricStore(_SQLStore, MetricStore):
             "app_name": check_key(app_name, "app name"),
             "eval_set_id": check_key(eval_set_id, "eval set id"),
             "metric_name": check_key(metric.metric_name, "metric name"),
-            "metric": _document(metric),
+            "metric": self._db.document(metric),
             "created_at": now,
             "updated_at": now,
         }
@@ -515,9 +511,11 @@ class SQLResultStore(_SQLStore, ResultStore):
                 stored.eval_set_result_name or "", "eval set result name"
             ),
             "eval_case_results": (
-                "null" if stored.eval_case_results is None else _document(stored.eval_case_results)
+                "null"
+                if stored.eval_case_results is None
+                else self._db.document(stored.eval_case_results)
             ),
-            "summary": None if stored.summary is None else _document(stored.summary),
+            "summary": None if stored.summary is None else self._db.document(stored.summary),
             "created_at": to_datetime(stored.creation_timestamp or 0.0),
             "updated_at": _now(),
         }

@@ -20,10 +20,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -36,6 +38,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError
 from sqlalchemy.pool import StaticPool
 
+from .. import io
 from ..secrets import redact, register_secret
 from . import rules
 from .errors import StoreBackendError
@@ -166,6 +169,23 @@ class Database:
                     conn.exec_driver_sql(statement)
             self._initialised.update(names)
 
+    def document(self, model: Any) -> str:
+        """The JSON text stored for ``model``: :func:`agenteval_nb.io.dumps` (Go encoding, no
+        ``apiKey``). MySQL JSON columns only hold valid Unicode, so there a lone surrogate
+        (half an emoji) becomes U+FFFD, as Go's encoder writes invalid UTF-8, with a warning."""
+        text = io.dumps(model)
+        if self.dialect != "mysql" or "\\ud" not in text.lower():
+            return text
+        data = json.loads(text)
+        cleaned = _replace_surrogates(data)
+        if cleaned == data:
+            return text
+        warnings.warn(
+            "lone surrogates replaced by U+FFFD: MySQL JSON columns hold valid Unicode only",
+            stacklevel=4,
+        )
+        return json.dumps(cleaned, ensure_ascii=False)
+
     def eq(self, column: sa.ColumnElement[str], value: str) -> sa.ColumnElement[bool]:
         """``column = value`` compared exactly.
 
@@ -240,6 +260,20 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """``value`` (plain JSON data) with every lone surrogate in a string replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Transient(Exception):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from _storeenv import MYSQL_ENV, NO_MYSQL, NOW, fake_clock
 
 from agenteval_nb.stores import (
     EvalSetStore,
@@ -33,17 +34,8 @@ from agenteval_nb.stores import (
 )
 from agenteval_nb.stores.sqlschema import build_tables
 
-NOW = 1_700_000_000.25
-"""What the fake clock says; stamped values must equal it."""
-
-MYSQL_ENV = "AGENTEVAL_TEST_MYSQL_URL"
-NO_MYSQL = f"no MariaDB/MySQL server given: set {MYSQL_ENV} (.ci/run starts one)"
 BACKENDS = ["memory", "local", "sqlite", "mysql"]
 SQL_BACKENDS = ["sqlite", "mysql"]
-
-
-def fake_clock() -> float:
-    return NOW
 
 
 @dataclass
