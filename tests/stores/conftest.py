@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from _storeenv import MYSQL_ENV, NO_MYSQL, NOW, fake_clock
+from _storeenv import MYSQL_ENV, NOW, fake_clock, mysql_url
 
 from agenteval_nb.stores import (
     EvalSetStore,
@@ -55,10 +55,7 @@ class Backend:
 def sql_url(kind: str, base_dir: Path) -> str:
     if kind == "sqlite":
         return f"sqlite:///{base_dir / 'store.db'}"
-    url = os.environ.get(MYSQL_ENV)
-    if not url:
-        pytest.skip(NO_MYSQL)
-    return url
+    return mysql_url()
 
 
 def make_backend(kind: str, base_dir: Path, table_prefix: str = "") -> Backend:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
-import os
 import socket
 import threading
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case
-from _storeenv import MYSQL_ENV, NO_MYSQL, fake_clock
+from _storeenv import fake_clock, mysql_url
 
 import agenteval_nb as ae
 from agenteval_nb.schema import EvalSet
@@ -385,9 +384,7 @@ def test_malformed_url_is_not_quoted():
 
 
 def test_password_is_kept_out_on_a_real_server(caplog):
-    url = os.environ.get(MYSQL_ENV)
-    if not url:
-        pytest.skip(NO_MYSQL)
+    url = mysql_url()
     caplog.set_level(logging.DEBUG)
     parsed = sa.make_url(url)
     with SQLResultStore(url, table_prefix="pwcheck") as store:
