@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     # agents under test
     "Turn": "agenteval_nb.agents.turn",
     "record": "agenteval_nb.agents.recorder",
+    "RayExecutor": "agenteval_nb.executors.ray_executor",
     # wire models
     "EvalSet": "agenteval_nb.schema",
     "EvalCase": "agenteval_nb.schema",

@@ -13,9 +13,10 @@ from .agents.simulator import as_user_simulator
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
+from .engine.executor import CaseExecutor
 from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
-from .engine.run import EngineOptions, run_evaluation
-from .engine.sync import run_sync
+from .engine.run import EngineOptions, plan_runs, positive_int, run_evaluation
+from .engine.sync import sync_twin
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import Source, load_evalset, load_metrics
@@ -27,8 +28,6 @@ EvalSetInput = Source | EvalSet
 
 def _evalsets(evalset: EvalSetInput | Sequence[EvalSetInput]) -> list[EvalSet]:
     if isinstance(evalset, (list, tuple)):
-        if not evalset:
-            raise ValueError("no eval set given")
         return [load_evalset(e) for e in evalset]
     return [load_evalset(evalset)]  # type: ignore[arg-type]
 
@@ -43,6 +42,7 @@ async def evaluate_async(
     user_simulator: Any = None,
     tool_mock_agent: Any = None,
     agent_timeout: float | None = None,
+    executor: str | CaseExecutor = "local",
     registry: Registry | None = None,
     judge: Any = None,
     cache: bool | str | os.PathLike[str] = True,
@@ -50,7 +50,7 @@ async def evaluate_async(
     case_aggregator: CaseAggregator = default_case_aggregator,
     case_parallelism: int | None = None,
     runs_parallel: bool = False,
-    case_ids: Sequence[str] | None = None,
+    case_ids: str | Sequence[str] | None = None,
     app_name: str | None = None,
     results_dir: str | os.PathLike[str] | None = None,
     result_store: Any = None,
@@ -63,7 +63,14 @@ async def evaluate_async(
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
 ) -> EvalRun:
-    """Evaluate an eval set against metrics; see :func:`evaluate`.
+    """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun` (awaitable).
+
+    ``evalset`` is an eval set (or a path, JSON text or dict), or a list of eval sets with the
+    same ``evalSetId`` and case ids: the recorded runs 1..N of one evaluation (sets with
+    different ids are an error: evaluate them one at a time). An ``evalId`` appearing twice in
+    a set is an error. ``metrics`` is a metrics file, JSON text or a list of
+    :class:`~agenteval_nb.schema.EvalMetric`. Nothing is written unless ``results_dir`` or
+    ``result_store`` is given.
 
     Agents: ``agent`` runs default-mode cases (a function ``text -> str``, a turn function
     ``turn: ae.Turn -> str | Message | Invocation``, ``ae.agents.OpenAIAgent`` or any object
@@ -72,23 +79,49 @@ async def evaluate_async(
     ``conversationScenario`` cases (``ae.agents.LLMUserSimulator`` or a function
     ``(scenario, conversation, last_reply) -> str | None``); ``tool_mock_agent`` answers
     ``toolMock`` rules with an ``llmGenerator``; ``agent_timeout`` bounds each turn (seconds).
+    ``executor``: ``"local"`` (this process, the default) or ``ae.RayExecutor(...)`` to run the
+    cases — inference and evaluation of each — on a Ray cluster.
 
-    Options: ``num_runs`` repeats one eval set (runs in parallel with ``runs_parallel``);
-    ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
-    ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5; ``case_aggregator``
-    turns metric results into the case score and status (default: all metrics must pass);
-    ``case_parallelism`` cases are evaluated at once (turns and metrics of a case in order;
-    default: twice ``judge_concurrency`` when a judge runs and no agent does, so that the
-    judge's per-endpoint limit is what bounds judge calls, else 8);
-    ``case_ids`` restricts the cases; ``app_name`` defaults to the first case's
-    ``sessionInput.appName``; ``results_dir`` / ``result_store`` save the result;
-    ``progress`` shows a tqdm bar. Judge options: ``judge`` (callable or ``JudgeClient``),
-    ``cache`` (True: user cache dir or ``$AGENTEVAL_NB_CACHE_DIR``; a path; False),
-    ``judge_concurrency`` requests per endpoint at once, ``requests_per_minute``,
-    ``judge_max_retries`` (HTTP 408/409/429/5xx, honouring Retry-After), ``judge_timeout``
-    seconds per attempt, ``price_table`` ``{model: (input $/1M, output $/1M)}``.
+    Runs and cases: ``num_runs`` (an int ≥ 1) repeats one eval set, in parallel with
+    ``runs_parallel``; ``case_ids`` keeps only these cases (one id as a str, or a list; unknown
+    ids are ignored with a warning); ``case_parallelism`` cases are evaluated at once (turns
+    and metrics of a case in order; default: twice ``judge_concurrency`` when a judge runs and
+    no agent does, so that the judge's per-endpoint limit bounds judge calls, else 8);
+    ``app_name`` defaults to the first case's ``sessionInput.appName``; ``session_id_factory``
+    makes session ids (uuid4).
+
+    Scoring: ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
+    ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5;
+    ``case_aggregator`` turns metric results into the case score and status (default: all
+    metrics must pass).
+
+    Judges: metrics with ``criterion.llmJudge`` call their ``judgeModel`` endpoint through one
+    :class:`~agenteval_nb.judge.JudgeClient` per evaluation, or ``judge`` — a callable
+    ``judge(messages, structured_output=None)`` returning a chat completion, or a ready
+    ``JudgeClient`` — which then stands in for every ``judgeModel`` (``judge_num_samples``
+    samples per turn, default 1). ``cache``: True (user cache dir or
+    ``$AGENTEVAL_NB_CACHE_DIR``), a path, or False; ``judge_concurrency`` requests per endpoint
+    at once; ``requests_per_minute``; ``judge_max_retries`` (HTTP 408/409/429/5xx, honouring
+    Retry-After); ``judge_timeout`` seconds per attempt; ``price_table``
+    ``{model: (input $/1M, output $/1M)}``.
+
+    Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars.
     """
     sets = _evalsets(evalset)
+    registry = registry or Registry.default()
+    context = EvaluationContext(hooks=registry.hooks())
+    options = EngineOptions(
+        registry=registry,
+        context=context,
+        num_runs=num_runs,
+        app_name=app_name,
+        callbacks=callbacks,
+        case_aggregator=case_aggregator,
+        case_parallelism=case_parallelism,
+        runs_parallel=runs_parallel,
+        case_ids=case_ids,
+    )
+    run_sets = plan_runs(sets, options.num_runs)
     agents = AgentSetup(
         agent=None if agent is None else as_agent(agent),
         expected_agent=None if expected_agent is None else as_agent(expected_agent),
@@ -99,15 +132,13 @@ async def evaluate_async(
     agents.secrets = describe_agent_secrets(
         agents.agent, agents.expected_agent, agents.tool_mock_agent, agents.user_simulator
     )
+    options.agents = agents
+    options.executor = _executor(executor)
     metric_list = load_metrics(metrics)  # type: ignore[arg-type]
-    registry = registry or Registry.default()
-    context = EvaluationContext(hooks=registry.hooks())
     if judge_num_samples is not None:
         if judge is None:
             raise ValueError("judge_num_samples needs an injected judge")
-        if judge_num_samples <= 0:
-            raise ValueError("judge_num_samples must be greater than 0")
-        context.extras["judge_num_samples"] = judge_num_samples
+        context.extras["judge_num_samples"] = positive_int("judge_num_samples", judge_num_samples)
     owned_client = None
     if judge is not None or any(_uses_judge(m) for m in metric_list):
         from .judge import JudgeClient
@@ -125,24 +156,14 @@ async def evaluate_async(
                 price_table=price_table,
             )
             context.judge = owned_client
-    total = len(sets[0].eval_cases or ()) * (len(sets) if len(sets) > 1 else num_runs)
+    total = _case_count(run_sets, options)
     bar = _progress_bar(total) if progress else None
     runs_agents = agents.runs_agents
     inference_bar = _progress_bar(total, "inference") if progress and runs_agents else None
-    options = EngineOptions(
-        registry=registry,
-        context=context,
-        num_runs=num_runs,
-        app_name=app_name,
-        callbacks=callbacks,
-        case_aggregator=case_aggregator,
-        case_parallelism=case_parallelism,
-        runs_parallel=runs_parallel,
-        case_ids=case_ids,
-        on_case_done=(lambda: bar.update(1)) if bar is not None else None,
-        on_case_inferred=((lambda: inference_bar.update(1)) if inference_bar is not None else None),
-        agents=agents,
-    )
+    if bar is not None:
+        options.on_case_done = bar.update
+    if inference_bar is not None:
+        options.on_case_inferred = inference_bar.update
     if session_id_factory is not None:
         options.session_id_factory = session_id_factory
     try:
@@ -184,31 +205,39 @@ async def evaluate_async(
     return run
 
 
-def evaluate(
-    evalset: EvalSetInput | Sequence[EvalSetInput],
-    metrics: Source | Sequence[EvalMetric],
-    **kwargs: Any,
-) -> EvalRun:
+@sync_twin(evaluate_async)
+def evaluate() -> EvalRun:  # type: ignore[empty-body]
     """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun`.
 
-    ``evalset`` is an eval set (or a path, JSON text or dict), or a list of trace-mode eval sets
-    that share case ids: the recorded runs 1..N of one evaluation. ``num_runs`` repeats a single
-    eval set. Works in a plain script and inside a running event loop (Jupyter): there the
-    engine runs on a private loop in a worker thread. Keyword arguments are those of
-    :func:`evaluate_async`. Nothing is written unless ``results_dir`` or ``result_store`` is
-    given.
-
-    Judges: metrics with ``criterion.llmJudge`` call their ``judgeModel`` endpoint through one
-    :class:`~agenteval_nb.judge.JudgeClient` per evaluation (answers cached per ``cache``), or
-    ``judge`` — a callable ``judge(messages, structured_output=None)`` returning a chat
-    completion, or a ready ``JudgeClient`` — which then stands in for every ``judgeModel``
-    (``judge_num_samples`` samples per turn, default 1).
+    Works in a plain script and inside a running event loop (Jupyter): there the engine runs on
+    a private loop in a worker thread.
     """
-    return run_sync(lambda: evaluate_async(evalset, metrics, **kwargs))
+
+
+def _case_count(run_sets: Sequence[EvalSet], options: EngineOptions) -> int:
+    """Cases the engine will evaluate over all runs (the progress bars' total)."""
+    wanted = None if options.case_ids is None else set(options.case_ids)
+    return sum(
+        1
+        for es in run_sets
+        for case in es.eval_cases or ()
+        if case is not None and (wanted is None or case.eval_id in wanted)
+    )
 
 
 def _uses_judge(metric: EvalMetric) -> bool:
     return metric.criterion is not None and metric.criterion.llm_judge is not None
+
+
+def _executor(executor: str | CaseExecutor) -> CaseExecutor | None:
+    """``None`` for the local executor, else the given :class:`CaseExecutor`."""
+    if executor == "local":
+        return None
+    if isinstance(executor, CaseExecutor):
+        return executor
+    raise TypeError(
+        f"executor must be 'local' or an executor such as ae.RayExecutor(...), got {executor!r}"
+    )
 
 
 def _positive_or_none(value: float | None, name: str) -> float | None:

@@ -53,7 +53,7 @@ import pandas as pd
 
 from .analysis.run import EvalRun
 from .api import evaluate_async
-from .engine.sync import run_sync
+from .engine.sync import sync_twin
 from .evaluators.registry import Registry
 from .io import load_metrics
 from .schema import EvalCaseResult, EvalMetric, EvalStatus, Invocation, Message
@@ -344,8 +344,14 @@ async def best_of_n_async(
     app_name: str = "bestofn",
     **kwargs: Any,
 ) -> BestOfNResult:
-    """Select the best candidate (rules in the module doc); ``kwargs`` go to
-    :func:`agenteval_nb.evaluate_async`."""
+    """Select the best of ``candidates`` for ``user_content`` with ``metrics`` (awaitable).
+
+    ``mode``: ``"pairwise"`` (round robin, ``n(n−1)/2`` pair evaluations for ``n`` candidates,
+    meant for ``llm_verifier_pairwise``) or ``"pointwise"`` (one evaluation per candidate;
+    ``require_passing`` keeps passing candidates only). ``context_messages`` go to every
+    evaluated case; ``app_name`` names it. ``judge`` / ``registry`` / ``cache`` and other
+    keywords are those of :func:`agenteval_nb.evaluate_async`. Rules in the module doc.
+    """
     _user, pool, metric_list, contexts = check_arguments(
         user_content,
         candidates,
@@ -540,34 +546,7 @@ def _pairwise_frame(pool: list[_Candidate]) -> pd.DataFrame:
     )
 
 
-def best_of_n(
-    user_content: str | Message | Mapping[str, Any],
-    candidates: Sequence[Any],
-    metrics: Any,
-    *,
-    mode: str = "pairwise",
-    judge: Any = None,
-    registry: Any = None,
-    cache: Any = True,
-    **kwargs: Any,
-) -> BestOfNResult:
-    """Select the best of ``candidates`` for ``user_content`` with ``metrics``.
-
-    ``mode``: ``"pairwise"`` (round robin, ``n(n−1)/2`` pair evaluations for ``n`` candidates,
-    meant for ``llm_verifier_pairwise``) or ``"pointwise"`` (one evaluation per candidate).
-    ``judge`` / ``registry`` / ``cache`` and other keywords are those of
-    :func:`agenteval_nb.evaluate`; ``require_passing``, ``context_messages`` and ``app_name``
-    are also accepted. Works in scripts and inside Jupyter. Rules in the module doc.
-    """
-    return run_sync(
-        lambda: best_of_n_async(
-            user_content,
-            candidates,
-            metrics,
-            mode=mode,
-            judge=judge,
-            registry=registry,
-            cache=cache,
-            **kwargs,
-        )
-    )
+@sync_twin(best_of_n_async)
+def best_of_n() -> BestOfNResult:  # type: ignore[empty-body]
+    """Select the best of ``candidates`` for ``user_content`` with ``metrics``; works in scripts
+    and inside Jupyter."""

@@ -63,21 +63,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     )
 
 
-def _load_for_report(path: str) -> object:
-    try:
-        from .analysis.load import load_run
-    except ImportError:
-        from .analysis.run import EvalRun
-        from .io import load_result
-
-        return EvalRun(result=load_result(path))
-    return load_run(path)
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
+    from .analysis.load import as_run
     from .report import export_html
 
-    run = _load_for_report(args.result)
+    try:
+        run = as_run(args.result, "agenteval report")
+    except TypeError as exc:  # a folder with several results
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     out = Path(args.output) if args.output else Path(args.result).with_suffix(".html")
     print(export_html(run, out, title=args.title, max_cases=args.max_cases))
     return 0
@@ -98,17 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ev.add_argument("--quiet", action="store_true")
     ev.set_defaults(func=_cmd_evaluate)
     rep = sub.add_parser("report", help="write the single-file HTML report of a result file")
-    rep.add_argument("result", help="a .evalset_result.json file")
+    rep.add_argument("result", help="a .evalset_result.json file (or a folder with one)")
     rep.add_argument("-o", "--output", help="report path (default: RESULT with .html)")
     rep.add_argument("--title", help="report title")
     rep.add_argument("--max-cases", type=int, help="case results with full details (default: 500)")
     rep.set_defaults(func=_cmd_report)
     args = parser.parse_args(argv)
-    from .errors import FormatError
+    from .errors import ConfigError, FormatError
 
     try:
         return int(args.func(args))
-    except FormatError as exc:
+    except (ConfigError, FormatError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -235,7 +235,8 @@ def _shape(turn: dict[str, Any]) -> Any:
 def test_demo_run_files_share_cases_and_expectations() -> None:
     runs = _runs()
     for run, data in runs.items():
-        assert data["evalSetId"] == f"demo_run{run}"
+        assert data["evalSetId"] == "demo_assistant"  # one eval set, three recorded runs
+        assert data["name"] == f"demo_run{run}"
         EvalSet.model_validate(data)
     ids = [[c["evalId"] for c in data["evalCases"]] for data in runs.values()]
     assert len(ids[0]) >= 30

@@ -86,7 +86,8 @@ failing[["run_id", "eval_id", "invocation_index", "metric_name", "reason"]].head
             "md",
             "## 3. Inspect\n\nFailures first; filter by metric, status, run or text; the "
             "detail pane shows the user message, the aligned tool calls, the final answers "
-            "and every metric's reason.",
+            "and every metric's reason. The inspector is an `ipywidgets.VBox`: put it in your "
+            "own layout, and drive it from code (`select`, `filters`, `next_page`).",
         ),
         (
             "code",
@@ -96,8 +97,10 @@ inspector""",
         (
             "code",
             """# NBVAL_CHECK_OUTPUT
+import ipywidgets
+
 inspector.select("london_rain_wrong_tool", run_id=1)
-print("tool trajectory mismatch" in inspector.detail.value)""",
+print(isinstance(inspector, ipywidgets.Widget), "tool trajectory mismatch" in inspector.detail.value)""",
         ),
     ],
     "02_llm_judges": [

@@ -113,6 +113,16 @@ class OpenAIAgent:
             f"max_steps={self.max_steps})"
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle state without the per-loop HTTP clients (made again on first use)."""
+        state = dict(self.__dict__)
+        state.pop("_clients", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._clients = LoopClients()
+
     def secrets(self) -> tuple[str, ...]:
         """The key to redact from error texts (never shown)."""
         return (self._api_key,) if self._api_key else ()

@@ -119,6 +119,10 @@ class ToolSpec:
             raise TypeError("a tool needs a name: pass a named function or a {name: fn} dict")
         return cls(tool_name, fn, _description(fn), _arguments_model(tool_name, fn))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the function and name (the argument model is rebuilt from them)."""
+        return (ToolSpec.of, (self.fn, self.name))
+
     def json_schema(self) -> dict[str, Any]:
         """The parameters' JSON schema (object), as sent in a function-calling request."""
         schema = self.arguments.model_json_schema()

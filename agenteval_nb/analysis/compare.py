@@ -2,9 +2,9 @@
 
 Rows are aligned by ``(eval_id, metric_name)`` (``by="case"``: the case's overall metric
 result) or by ``(eval_id, invocation_index, metric_name)`` (``by="invocation"``). When a run has
-several runs per case, each side is first reduced per key: ``score`` = mean over evaluated runs
-(status passed/failed); ``status`` = the single run's status, or with several runs passed iff
-the mean reaches the threshold (SPEC §8.7), not_evaluated when no run was evaluated.
+several runs per case, each side is first reduced per key by
+:func:`~agenteval_nb.analysis.frames.across_runs_frame` (SPEC §8.7: mean over evaluated runs,
+status by the pass rule; a NaN mean fails, no evaluated run is not_evaluated).
 
 ``diff = score_a − score_b`` (as ``d_i = s_A,i − s_B,i`` in STATS.md), and ``flipped`` is True
 when both sides were evaluated and their statuses differ. Keys present in one run only are kept
@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from .frames import invocations_frame, metrics_frame, to_backend
+from .frames import across_runs_frame, to_backend
+from .load import RunLike, as_run
 from .stats import mcnemar, paired_bootstrap_ci, paired_difference
 
 if TYPE_CHECKING:
@@ -106,35 +107,13 @@ def _as_polars(df: Any) -> pl.DataFrame:
 
 
 def _reduced(run: EvalRun, keys: list[str], by: str) -> pl.DataFrame:
-    """One row per key: mean evaluated score, reduced status, runs evaluated."""
-    rows = metrics_frame(run) if by == "case" else invocations_frame(run)
-    evaluated = pl.col("status").is_in(_EVALUATED) & pl.col("score").is_not_null()
-    return (
-        rows.group_by(keys, maintain_order=True)
-        .agg(
-            pl.col("score").filter(evaluated).mean().alias("score"),
-            evaluated.sum().alias("n_runs"),
-            pl.len().alias("_rows"),
-            pl.col("status").first().alias("_first"),
-            pl.col("threshold").first().alias("_threshold"),
-        )
-        .with_columns(
-            pl.when(pl.col("n_runs") == 0)
-            .then(pl.lit("not_evaluated"))
-            .when(pl.col("_rows") == 1)
-            .then(pl.col("_first"))
-            .when(pl.col("score") >= pl.col("_threshold"))
-            .then(pl.lit("passed"))
-            .otherwise(pl.lit("failed"))
-            .alias("status")
-        )
-        .select([*keys, "score", "status", "n_runs"])
-    )
+    """One row per key across runs (:func:`~.frames.across_runs_frame`)."""
+    return across_runs_frame(run, by).select([*keys, "score", "status", "n_runs"])
 
 
 def compare(
-    run_a: EvalRun,
-    run_b: EvalRun,
+    run_a: RunLike,
+    run_b: RunLike,
     *,
     by: Literal["case", "invocation"] = "case",
     level: float = 0.95,
@@ -148,10 +127,13 @@ def compare(
     ``frame`` columns: the keys, ``score_a``, ``score_b``, ``diff``, ``status_a``, ``status_b``,
     ``flipped``, ``n_runs_a``, ``n_runs_b``; flipped rows first, then by metric and key.
     ``stats``: one row per metric, columns in :data:`STATS_SCHEMA`. The bootstrap uses
-    ``seed`` so equal inputs give equal intervals.
+    ``seed`` so equal inputs give equal intervals. ``run_a`` / ``run_b``: anything
+    :func:`~agenteval_nb.load_run` accepts (a ``TypeError`` otherwise).
     """
     if by not in ("case", "invocation"):
         raise ValueError(f'by must be "case" or "invocation", got {by!r}')
+    run_a = as_run(run_a, "ae.compare")
+    run_b = as_run(run_b, "ae.compare")
     keys = (
         ["eval_id", "metric_name"]
         if by == "case"

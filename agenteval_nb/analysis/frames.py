@@ -683,6 +683,58 @@ BUILDERS = {
 """Frame kind → builder ``(EvalRun) -> pl.DataFrame``."""
 
 
+# -- across runs ----------------------------------------------------------------------------------
+
+
+def passes_expr(score: pl.Expr, threshold: pl.Expr) -> pl.Expr:
+    """:func:`agenteval_nb.schema.status.passes` as a polars expression — its only columnar
+    copy (a test pins the two together): a finite score at or above the threshold (null ⇒ 0).
+    Polars orders NaN above every number, so a bare ``score >= threshold`` would pass NaN."""
+    return (
+        score.is_not_null() & score.is_finite() & (score >= threshold.fill_null(0.0))
+    ).fill_null(False)
+
+
+def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
+    """One row per key over all runs: ``by="case"`` keys ``(eval_id, metric_name)`` (overall
+    metric results), ``by="invocation"`` keys ``(eval_id, invocation_index, metric_name)``.
+
+    The reduction of SPEC §8.7, derived here once for every reader (``compare``,
+    ``summary_df``, the report): ``score`` = mean of the evaluated runs (passed/failed),
+    ``threshold`` = the first evaluated run's, ``n_runs`` = evaluated runs; ``status`` =
+    not_evaluated without evaluated runs, the row's own status for a single run, else
+    :func:`passes_expr` of the mean (a NaN mean fails); ``passed`` = ``status == "passed"``.
+    """
+    if by not in ("case", "invocation"):
+        raise ValueError(f'by must be "case" or "invocation", got {by!r}')
+    if by == "case":
+        keys, rows = ["eval_id", "metric_name"], metrics_frame(run)
+    else:
+        keys, rows = ["eval_id", "invocation_index", "metric_name"], invocations_frame(run)
+    evaluated = pl.col("status").is_in(_EVALUATED) & pl.col("score").is_not_null()
+    reduced = rows.group_by(keys, maintain_order=True).agg(
+        pl.col("score").filter(evaluated).mean().alias("score"),
+        pl.col("threshold").filter(evaluated).first().alias("threshold"),
+        evaluated.sum().cast(_INT).alias("n_runs"),
+        pl.len().alias("_rows"),
+        pl.col("status").first().alias("_first"),
+    )
+    status = (
+        pl.when(pl.col("n_runs") == 0)
+        .then(pl.lit("not_evaluated"))
+        .when(pl.col("_rows") == 1)
+        .then(pl.col("_first"))
+        .when(passes_expr(pl.col("score"), pl.col("threshold")))
+        .then(pl.lit("passed"))
+        .otherwise(pl.lit("failed"))
+    )
+    return (
+        reduced.with_columns(status.alias("status"))
+        .with_columns((pl.col("status") == "passed").alias("passed"))
+        .select([*keys, "score", "threshold", "status", "passed", "n_runs"])
+    )
+
+
 def frame(run: EvalRun, kind: str, backend: str | None = None) -> Any:
     """The ``kind`` frame of ``run`` (see :data:`BUILDERS`) in ``backend``."""
     try:

@@ -4,7 +4,11 @@
 ``.evalset_result.json`` path, the legacy file whose whole content is a JSON string (SPEC §1.7),
 JSON text, a dict, an ``EvalSetResult`` — and computes a missing ``summary`` from the case
 results (SPEC §8.6), as older Go files have none. A directory gives a :class:`RunCollection` of
-every result file under it.
+every result file under it. Run numbers the file cannot back (``numRuns`` or a ``runId`` above
+its count of run summaries or case results) are a :class:`~agenteval_nb.errors.FormatError`.
+
+:func:`as_run` is the one door for functions that take a run (``ae.compare``,
+``ae.export_html``, ``ae.inspect``, ``agenteval report``): whatever ``load_run`` accepts.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from ..engine.summary import summarize
+from ..engine.summary import SummaryError, check_run_ids, summarize
+from ..errors import FormatError
 from ..io import Source, load_evalset, load_metrics, load_result
 from ..schema import EvalMetric, EvalSet, EvalSetResult
 from .run import EvalRun
@@ -52,10 +57,12 @@ def with_summary(result: EvalSetResult) -> tuple[EvalSetResult, list[str]]:
     """``result`` itself when it has a summary, else a copy with one computed (SPEC §8.6).
 
     Case results without ``runId`` (files older than multi-run evaluation) are read as run 1;
-    a warning says so.
+    a warning says so. Run ids the case results cannot back are a ``SummaryError``
+    (:func:`~agenteval_nb.engine.summary.check_run_ids`).
     """
     if result.summary is not None:
         return result, []
+    check_run_ids(result)
     cases = list(result.eval_case_results or ())
     notes: list[str] = []
     unnumbered = [i for i, c in enumerate(cases) if c is not None and not c.run_id]
@@ -103,6 +110,7 @@ def load_run(
     sets = _evalsets(evalset)
     metric_list = load_metrics(metrics) if metrics is not None else []  # type: ignore[arg-type]
     if isinstance(path_or_result, EvalRun):
+        _check_runs(path_or_result.result, "<EvalRun>")
         return EvalRun(
             result=with_summary(path_or_result.result)[0],
             evalsets=sets or list(path_or_result.evalsets),
@@ -113,11 +121,12 @@ def load_run(
             info=dict(path_or_result.info),
         )
     result = load_result(path_or_result)
+    path = _path_of(path_or_result)
+    _check_runs(result, str(path) if path is not None else "<object>")
     computed = result.summary is None
     result, notes = with_summary(result)
     info: dict[str, Any] = {"summary_computed": computed}
     app_name = ""
-    path = _path_of(path_or_result)
     if path is not None:
         info["source"] = str(path)
         if path.name.endswith(RESULT_SUFFIX):
@@ -129,6 +138,46 @@ def load_run(
         warnings=notes,
         app_name=app_name,
         info=info,
+    )
+
+
+def _check_runs(result: EvalSetResult, source: str) -> None:
+    try:
+        check_run_ids(result)
+    except SummaryError as exc:
+        raise FormatError(source, exc.json_path, f"a consistent result: {exc}") from None
+
+
+RunLike = EvalRun | EvalSetResult | Mapping[str, Any] | str | os.PathLike[str]
+"""What :func:`load_run` and every function taking a run accept."""
+
+
+def as_run(value: Any, what: str = "this function") -> EvalRun:
+    """``value`` as one :class:`EvalRun`, with a summary: an ``EvalRun`` (itself when it has a
+    consistent summary), an ``EvalSetResult``, a result dict, JSON text, a result file, or a
+    folder / :class:`RunCollection` holding exactly one result.
+
+    Anything else is a ``TypeError`` naming ``what`` and the accepted kinds; a folder with
+    several results is a ``TypeError`` listing their keys.
+    """
+    if isinstance(value, EvalRun) and value.result.summary is not None:
+        _check_runs(value.result, "<EvalRun>")
+        return value
+    if isinstance(value, (EvalRun, EvalSetResult, Mapping, str, os.PathLike)):
+        value = load_run(value)
+    if isinstance(value, RunCollection):
+        if len(value) != 1:
+            keys = ", ".join(map(repr, value.keys()[:5])) + (" …" if len(value) > 5 else "")
+            raise TypeError(
+                f"{what} takes one run, got {len(value)} results ({keys}); pick one, e.g. "
+                "runs[key] of ae.load_run(folder)"
+            )
+        return value[0]
+    if isinstance(value, EvalRun):
+        return value
+    raise TypeError(
+        f"{what} takes a run: an EvalRun, an EvalSetResult, a result dict or JSON text, a "
+        f".evalset_result.json path or a folder of them; got {type(value).__name__}"
     )
 
 

@@ -10,8 +10,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine.summary import run_bound
 from ..io import save_result
 from ..schema import EvalMetric, EvalSet, EvalSetResult, EvalStatus
+
+
+def _case_run_counts(result: EvalSetResult) -> dict[str, list[int]]:
+    """eval id → ``[n, c]``: distinct run ids of the case, and those where every result of the
+    case passed (final status). Duplicates of ``(evalId, runId)`` count once."""
+    runs: dict[str, dict[int | None, bool]] = {}
+    for case in result.eval_case_results or ():
+        slots = runs.setdefault(case.eval_id or "", {})
+        passed = case.final_eval_status == EvalStatus.PASSED
+        slots[case.run_id] = slots.get(case.run_id, True) and passed
+    return {k: [len(v), sum(v.values())] for k, v in runs.items()}
 
 
 @dataclass
@@ -38,10 +50,14 @@ class EvalRun:
 
     @property
     def num_runs(self) -> int:
+        """``summary.numRuns``, else the largest ``runId`` (or 1) — never more than the result's
+        run summaries or case results can back (:func:`~..engine.summary.run_bound`)."""
         summary = self.result.summary
         if summary is not None and summary.num_runs:
-            return summary.num_runs
-        return max((c.run_id or 1 for c in self.result.eval_case_results or ()), default=1)
+            claimed = summary.num_runs
+        else:
+            claimed = max((c.run_id or 1 for c in self.result.eval_case_results or ()), default=1)
+        return min(claimed, run_bound(self.result))
 
     def case_status_counts(self) -> Counter[str]:
         return Counter(c.final_eval_status or "" for c in self.result.eval_case_results or ())
@@ -102,9 +118,10 @@ class EvalRun:
 
         ``ks`` defaults to ``1..num_runs``. Rows, for each ``k``:
 
-        * ``level="case"``: ``n`` = the case's runs, ``c`` = its passed runs (final status
-          passed); ``pass_at_k`` = Chen et al. unbiased estimate, ``pass_hat_k_unbiased`` =
-          ``C(c,k)/C(n,k)``, ``pass_hat_k_plugin`` = ``(c/n)^k`` — NaN when ``n < k``
+        * ``level="case"``: ``n`` = the case's distinct run ids, ``c`` = those whose results
+          all passed (a duplicated ``(evalId, runId)`` is one run, never two); ``pass_at_k`` =
+          Chen et al. unbiased estimate, ``pass_hat_k_unbiased`` = ``C(c,k)/C(n,k)``,
+          ``pass_hat_k_plugin`` = ``(c/n)^k`` — NaN when ``n < k``
           (plug-in: when ``n == 0``);
         * ``level="overall"``: the mean over cases with a value, ``*_se`` = ``sd/√T`` over those
           T cases (``n_cases``);
@@ -119,11 +136,7 @@ class EvalRun:
         from .load import parse_pass_nc, with_summary
         from .passk import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_unbiased
 
-        counts: dict[str, list[int]] = {}
-        for case in self.result.eval_case_results or ():
-            slot = counts.setdefault(case.eval_id or "", [0, 0])
-            slot[0] += 1
-            slot[1] += case.final_eval_status == EvalStatus.PASSED
+        counts = _case_run_counts(self.result)
         k_list = list(ks) if ks is not None else list(range(1, self.num_runs + 1))
         table = pass_at_k_table(
             list(counts),
@@ -173,8 +186,8 @@ class EvalRun:
         """Per metric: mean score with SE and normal CI, and pass rate with a Wilson CI.
 
         The unit is the case: each case's evaluated runs (status passed/failed) are averaged
-        first (STATS.md, repeated runs). A case passes when its single run passed, or, with
-        several runs, when its mean score reaches the threshold (SPEC §8.7). ``cluster`` names a
+        first (STATS.md, repeated runs), and whether the case passed is the ``passed`` column of
+        :func:`~.frames.across_runs_frame` (SPEC §8.7; a NaN mean fails). ``cluster`` names a
         column of :meth:`cases_df` or maps eval_id → cluster; the SE is then clustered
         (``se_kind="clustered"``) and ``se_iid`` keeps the unclustered value. Columns:
         ``metric_name, n, n_runs, mean, se, se_iid, se_kind, n_clusters, ci_low, ci_high,
@@ -182,26 +195,10 @@ class EvalRun:
         """
         import polars as pl
 
-        from .frames import metrics_frame, to_backend
+        from .frames import across_runs_frame, to_backend
         from .stats import mean_se, summarize_scores
 
-        per_case = (
-            metrics_frame(self)
-            .filter(pl.col("status").is_in(["passed", "failed"]) & pl.col("score").is_not_null())
-            .group_by(["metric_name", "eval_id"], maintain_order=True)
-            .agg(
-                pl.col("score").mean().alias("score"),
-                pl.len().alias("runs"),
-                pl.col("threshold").first().alias("threshold"),
-                pl.col("status").first().alias("status"),
-            )
-            .with_columns(
-                pl.when(pl.col("runs") == 1)
-                .then(pl.col("status") == "passed")
-                .otherwise(pl.col("score") >= pl.col("threshold"))
-                .alias("passed")
-            )
-        )
+        per_case = across_runs_frame(self, "case").filter(pl.col("n_runs") > 0)
         clusters_of = self._clusters(cluster) if cluster is not None else None
         schema = _schema(_SUMMARY_COLUMNS)
         rows: dict[str, list[Any]] = {name: [] for name in schema}
@@ -219,7 +216,7 @@ class EvalRun:
             stats = summarize_scores(scores, group["passed"].to_numpy(), clusters, level)
             stats.update(
                 metric_name=name,
-                n_runs=int(group["runs"].sum()),
+                n_runs=int(group["n_runs"].sum()),
                 se_iid=mean_se(scores),
                 threshold=group["threshold"][0],
             )

@@ -12,6 +12,7 @@ from ..schema import (
     EvalMetric,
     EvalMetricResult,
     EvalStatus,
+    status_for,
     summarize_statuses,
 )
 
@@ -95,9 +96,7 @@ def aggregate_case_runs(
                 EvalMetricResult(
                     metric_name=name,
                     score=mean,
-                    eval_status=(
-                        EvalStatus.PASSED if mean >= threshold else EvalStatus.FAILED
-                    ).value,
+                    eval_status=status_for(mean, threshold).value,
                     threshold=threshold,
                     criterion=results[-1].criterion,
                 )

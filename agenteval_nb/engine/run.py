@@ -5,17 +5,20 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 from .._gc import gc_frozen, gc_paused
+from ..errors import ConfigError
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .case import PlannedMetric, evaluate_case, plan_metric
+from .executor import CaseExecutor, CaseJob
 from .inference import AgentSetup, InferenceResult, infer_case
 from .pool import map_bounded
 from .summary import summarize
@@ -61,6 +64,81 @@ class EngineOptions:
     on_case_done: Callable[[], None] | None = None
     on_case_inferred: Callable[[], None] | None = None
     agents: AgentSetup = field(default_factory=AgentSetup)
+    executor: CaseExecutor | None = None
+
+    def __post_init__(self) -> None:
+        self.num_runs = positive_int("num_runs", self.num_runs)
+        if self.case_parallelism is not None:
+            self.case_parallelism = positive_int("case_parallelism", self.case_parallelism)
+        self.case_ids = case_id_list(self.case_ids)
+
+
+def positive_int(name: str, value: Any) -> int:
+    """``value`` as an ``int`` when it is an integer ≥ 1 (numpy integers included); bools,
+    floats and strings are a ``TypeError``, ``0`` and negatives a
+    :class:`~agenteval_nb.errors.ConfigError` (SPEC §8.1: greater than 0)."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be a positive int, got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise ConfigError(f"{name} must be greater than 0, got {value}")
+    return int(value)
+
+
+def case_id_list(case_ids: Any) -> list[str] | None:
+    """``case_ids`` as a list: one string is one id (never its characters); None keeps every
+    case; any other iterable must hold strings only."""
+    if case_ids is None:
+        return None
+    if isinstance(case_ids, str):
+        return [case_ids]
+    if isinstance(case_ids, (bytes, Mapping)) or not isinstance(case_ids, Iterable):
+        raise TypeError(f"case_ids must be a str or a list of str, got {type(case_ids).__name__}")
+    ids = list(case_ids)
+    bad = [i for i in ids if not isinstance(i, str)]
+    if bad:
+        raise TypeError(f"case_ids must hold strings, got {bad[0]!r} ({type(bad[0]).__name__})")
+    return ids
+
+
+def plan_runs(evalsets: Sequence[EvalSet], num_runs: int) -> list[EvalSet]:
+    """The eval set of each run 1..N: one set repeated ``num_runs`` times, or several sets as the
+    recorded runs of one eval set.
+
+    Raises :class:`~agenteval_nb.errors.ConfigError` when no set is given, when sets given
+    together have different ``evalSetId``s (they are not runs of one set: evaluate each on its
+    own), when ``num_runs`` is neither 1 nor the number of recorded runs, and when a set holds an
+    ``evalId`` twice (a case would be two runs of itself, and pass@k would count it twice).
+    """
+    if not evalsets:
+        raise ConfigError("no eval set given")
+    for evalset in evalsets:
+        _check_unique_ids(evalset)
+    if len(evalsets) == 1:
+        return [evalsets[0]] * num_runs
+    ids = list(dict.fromkeys(es.eval_set_id for es in evalsets))
+    if len(ids) > 1:
+        raise ConfigError(
+            f"{len(evalsets)} eval sets with different evalSetIds ({', '.join(map(repr, ids))}) "
+            "were passed together; a list of eval sets is read as the recorded runs 1..N of one "
+            "eval set, which share its evalSetId. Give the recorded runs the same evalSetId, or "
+            "evaluate different eval sets one at a time (one ae.evaluate call per set)."
+        )
+    if num_runs not in (1, len(evalsets)):
+        raise ConfigError(f"num_runs={num_runs} conflicts with {len(evalsets)} recorded runs")
+    return list(evalsets)
+
+
+def _check_unique_ids(evalset: EvalSet) -> None:
+    seen: dict[str, int] = {}
+    for i, case in enumerate(evalset.eval_cases or ()):
+        if case is None:
+            continue
+        if case.eval_id in seen:
+            raise ConfigError(
+                f"eval set {evalset.eval_set_id!r}: evalId {case.eval_id!r} appears twice "
+                f"(evalCases[{seen[case.eval_id]}] and evalCases[{i}]); eval ids must be unique"
+            )
+        seen[case.eval_id] = i
 
 
 def case_pool_size(options: EngineOptions) -> int:
@@ -126,13 +204,7 @@ async def _run_evaluation(
     evalsets: Sequence[EvalSet], metrics: Sequence[EvalMetric], options: EngineOptions
 ) -> EngineOutput:
     started = time.perf_counter()
-    if options.num_runs < 1:
-        raise EvaluationError("num runs must be greater than 0")
-    if len(evalsets) > 1 and options.num_runs not in (1, len(evalsets)):
-        raise EvaluationError(
-            f"num_runs={options.num_runs} conflicts with {len(evalsets)} recorded runs"
-        )
-    run_sets = list(evalsets) if len(evalsets) > 1 else [evalsets[0]] * options.num_runs
+    run_sets = plan_runs(evalsets, options.num_runs)
     primary = run_sets[0]
     app_name = _app_name(primary, options.app_name)
     try:
@@ -140,6 +212,7 @@ async def _run_evaluation(
     except ValueError as exc:
         raise EvaluationError(str(exc)) from exc
     plan, warnings = plan_metrics(metrics, options.registry)
+    warnings.extend(_unknown_case_ids(run_sets, options.case_ids))
     state: dict[str, Any] = {}
 
     async def one_run(run_id: int) -> list[EvalCaseResult]:
@@ -169,6 +242,18 @@ async def _run_evaluation(
         app_name=app_name,
         elapsed_s=time.perf_counter() - started,
     )
+
+
+def _unknown_case_ids(evalsets: Sequence[EvalSet], case_ids: Sequence[str] | None) -> list[str]:
+    """A warning naming requested case ids that no eval set holds (the reference ignores them)."""
+    if case_ids is None:
+        return []
+    known = {c.eval_id for es in evalsets for c in es.eval_cases or () if c is not None}
+    unknown = [i for i in dict.fromkeys(case_ids) if i not in known]
+    if not unknown:
+        return []
+    shown = ", ".join(map(repr, unknown[:5])) + (" …" if len(unknown) > 5 else "")
+    return [f"case_ids: {len(unknown)} id(s) not in the eval set were ignored: {shown}"]
 
 
 def _unique(evalsets: Sequence[EvalSet]) -> list[EvalSet]:
@@ -227,20 +312,26 @@ async def _run_once(
             options.on_case_inferred()
         return inference
 
-    async def evaluate_one(index: int, inference: InferenceResult) -> EvalCaseResult:
+    async def evaluate_one(
+        index: int, inference: InferenceResult, done: EvalCaseResult | None = None
+    ) -> EvalCaseResult:
+        """Evaluate (unless an executor already did: ``done``) with the case callbacks."""
         case = cases[index]
         try:
             await fire(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
-            result = await evaluate_case(
-                app_name=app_name,
-                eval_set_id=set_id,
-                case=case,
-                inference=inference,
-                plan=plan,
-                context=options.context,
-                aggregator=options.case_aggregator,
-            )
-            result.run_id = run_id
+            if done is not None:
+                result = done
+            else:
+                result = await evaluate_case(
+                    app_name=app_name,
+                    eval_set_id=set_id,
+                    case=case,
+                    inference=inference,
+                    plan=plan,
+                    context=options.context,
+                    aggregator=options.case_aggregator,
+                )
+                result.run_id = run_id
             await fire(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
         except Exception as exc:
             raise _PhaseError("evaluate", exc) from exc
@@ -248,15 +339,45 @@ async def _run_once(
             options.on_case_done()
         return result
 
+    executor = options.executor
+
+    async def elsewhere(index: int) -> EvalCaseResult:
+        """One case on the executor; the case callbacks fire here, around it."""
+        case, session_id = cases[index], session_ids[index]
+        try:
+            await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
+        except Exception as exc:
+            return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
+        inference, result = await executor.run(case, session_id)  # type: ignore[union-attr]
+        try:
+            await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
+        except Exception as exc:
+            return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
+        if options.on_case_inferred is not None:
+            options.on_case_inferred()
+        return await evaluate_one(index, inference, result)
+
     indices = list(range(len(cases)))
     pool = case_pool_size(options)
+    callbacks = options.callbacks
+    between_phases = bool(callbacks) and any(callbacks.has(p) for p in _BETWEEN_PHASES)  # type: ignore[union-attr]
+    if executor is not None:
+        if between_phases:
+            raise EvaluationError(
+                "AfterInferenceSet / BeforeEvaluateSet callbacks see every inference before any "
+                "evaluation; that needs executor='local'"
+            )
+        pool = executor.in_flight(pool)
+        job = CaseJob(app_name, set_id, run_id, plan, options.case_aggregator, options.agents)
+        await executor.open(job, options.context)
     try:
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_SET)
         except Exception as exc:
             raise _PhaseError("inference", exc) from exc
-        callbacks = options.callbacks
-        if callbacks and any(callbacks.has(point) for point in _BETWEEN_PHASES):
+        if executor is not None:
+            results = await map_bounded(indices, elsewhere, pool)
+        elif between_phases:
             inferences = await map_bounded(indices, infer_one, pool)
             try:
                 await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
@@ -279,6 +400,9 @@ async def _run_once(
             raise _PhaseError("evaluate", exc) from exc
     except _PhaseError as exc:
         raise EvaluationError(f"run {run_id} {exc.phase}: {exc.cause}") from exc.cause
+    finally:
+        if executor is not None:
+            await executor.close()
     return results
 
 

@@ -13,17 +13,59 @@ from ..schema import (
     CaseSummary,
     EvalCaseResult,
     EvalMetricResult,
+    EvalSetResult,
     EvalSetResultSummary,
     EvalStatus,
     MetricSummary,
     RunSummary,
     StatusCounts,
+    status_for,
     summarize_statuses,
 )
 
 
 class SummaryError(ValueError):
-    """The case results cannot be summarised (missing eval id or run id)."""
+    """The case results cannot be summarised (missing eval id or run id), or a written summary
+    disagrees with them. ``json_path`` points at the offending field when known."""
+
+    def __init__(self, message: str, json_path: str = "$") -> None:
+        super().__init__(message)
+        self.json_path = json_path
+
+
+def run_bound(result: EvalSetResult) -> int:
+    """The most runs ``result`` can describe: one per run summary or per case result (≥ 1).
+
+    ``numRuns`` and ``runId`` are header fields anyone can write; work that loops over runs is
+    bounded by this count of records actually present, never by those fields alone.
+    """
+    summary = result.summary
+    written = len(summary.run_summaries or ()) if summary is not None else 0
+    return max(written, len(result.eval_case_results or ()), 1)
+
+
+def check_run_ids(result: EvalSetResult) -> None:
+    """Reject run numbers the file cannot back: ``summary.numRuns`` or a case result's
+    ``runId`` above :func:`run_bound`, or a ``runId`` above a written ``numRuns``
+    (:class:`SummaryError`). A million claimed runs over four case results is an error here,
+    not a million-step loop later."""
+    bound = run_bound(result)
+    summary = result.summary
+    num_runs = summary.num_runs if summary is not None else None
+    if num_runs is not None and num_runs > bound:
+        raise SummaryError(
+            f"numRuns {num_runs} is more than the file holds "
+            f"({len(summary.run_summaries or ())} run summaries, "  # type: ignore[union-attr]
+            f"{len(result.eval_case_results or ())} case results)",
+            "$.summary.numRuns",
+        )
+    limit = min(bound, num_runs) if num_runs else bound
+    for i, case in enumerate(result.eval_case_results or ()):
+        if case is not None and (case.run_id or 0) > limit:
+            what = f"numRuns {num_runs}" if num_runs else f"the {bound} case result(s)"
+            raise SummaryError(
+                f"runId {case.run_id} exceeds {what}", f"$.evalCaseResults[{i}].runId"
+            )
 
 
 def _counts(statuses: Sequence[str]) -> StatusCounts | None:
@@ -47,8 +89,8 @@ def _shared_counts(passed: int, failed: int, not_evaluated: int) -> StatusCounts
 def _metric_summaries(results: Sequence[EvalMetricResult]) -> list[MetricSummary] | None:
     """Per metric name (sorted): first-seen threshold, counts, mean of evaluated scores.
 
-    ``evalStatus`` is passed iff the mean ≥ threshold; not_evaluated (mean 0) when no result of
-    that metric was evaluated.
+    ``evalStatus`` follows :func:`~agenteval_nb.schema.status.status_for` on the mean (a NaN mean
+    fails); not_evaluated (mean 0) when no result of that metric was evaluated.
     """
     by_name: dict[str, list[EvalMetricResult]] = defaultdict(list)
     for result in results:
@@ -58,12 +100,9 @@ def _metric_summaries(results: Sequence[EvalMetricResult]) -> list[MetricSummary
         group = by_name[name]
         threshold = group[0].threshold or 0.0
         scores = [r.score or 0.0 for r in group if r.eval_status != EvalStatus.NOT_EVALUATED]
-        if scores:
-            average = math.fsum(scores) / len(scores)
-            status = EvalStatus.PASSED if average >= threshold else EvalStatus.FAILED
-        else:
-            average = 0.0
-            status = EvalStatus.NOT_EVALUATED
+        mean = math.fsum(scores) / len(scores) if scores else None
+        status = status_for(mean, threshold)
+        average = 0.0 if mean is None else mean
         out.append(
             MetricSummary(
                 metric_name=name,
@@ -87,9 +126,11 @@ def summarize(
 ) -> EvalSetResultSummary:
     """Summary of case results over runs ``1..num_runs`` (empty runs are not_evaluated).
 
-    ``num_runs`` defaults to the largest run id (or 1). A case's overall status is the summary of
-    its run statuses for one run, else the summary of its cross-run metric statuses; either way a
-    not_evaluated outcome becomes failed when a run of the case has an ``errorMessage``.
+    ``num_runs`` defaults to the largest run id (or 1); a result read from outside is checked
+    with :func:`check_run_ids` first, so that a forged ``runId`` cannot set the work. A case's
+    overall status is the summary of its run statuses for one run, else the summary of its
+    cross-run metric statuses; either way a not_evaluated outcome becomes failed when a run of
+    the case has an ``errorMessage``.
     """
     cases = [r for r in results if r is not None]
     for i, result in enumerate(cases):

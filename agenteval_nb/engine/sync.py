@@ -3,17 +3,24 @@
 With no running event loop the coroutine runs with :func:`asyncio.run`. Inside a running loop
 (a Jupyter cell) it runs on a private loop in a worker thread, and the caller blocks until it
 finishes; nest_asyncio is never used.
+
+:func:`sync_twin` is the one way a public ``f`` is made from its ``f_async``: same signature,
+annotations and documented options, so that an option added to the async function appears in
+the sync one (and in Jupyter's shift-tab help) with no edit.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
+import inspect
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def run_sync(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -25,3 +32,42 @@ def run_sync(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     ctx = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agenteval-loop") as pool:
         return pool.submit(ctx.run, lambda: asyncio.run(factory())).result()
+
+
+def sync_twin(
+    async_fn: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[[Callable[..., Any]], Callable[P, T]]:
+    """Decorator: replace a stub with the blocking twin of ``async_fn``.
+
+    The twin calls ``async_fn`` with the same arguments through :func:`run_sync`. It takes the
+    stub's name, module and first docstring paragraph, and everything else from ``async_fn``:
+    ``__signature__``, ``__annotations__``, ``__wrapped__`` and the rest of its docstring (the
+    options). The stub's body is never run::
+
+        @sync_twin(evaluate_async)
+        def evaluate():
+            \"\"\"Evaluate … (blocking; works in scripts and in Jupyter).\"\"\"
+    """
+
+    def decorate(stub: Callable[..., Any]) -> Callable[P, T]:
+        @functools.wraps(async_fn)
+        def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+            return run_sync(lambda: async_fn(*args, **kwargs))
+
+        twin.__name__ = stub.__name__
+        twin.__qualname__ = stub.__qualname__
+        twin.__module__ = stub.__module__
+        twin.__signature__ = inspect.signature(async_fn)  # type: ignore[attr-defined]
+        twin.__doc__ = _twin_doc(stub, async_fn)
+        return twin
+
+    return decorate
+
+
+def _twin_doc(stub: Callable[..., Any], async_fn: Callable[..., Any]) -> str:
+    """The stub's docstring, then ``async_fn``'s after its first paragraph, then a pointer."""
+    own = inspect.getdoc(stub) or ""
+    theirs = (inspect.getdoc(async_fn) or "").split("\n\n", 1)
+    options = theirs[1] if len(theirs) > 1 else ""
+    note = f"Blocking twin of :func:`{async_fn.__name__}` (same arguments)."
+    return "\n\n".join(part for part in (own, options, note) if part)

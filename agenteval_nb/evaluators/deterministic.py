@@ -20,7 +20,6 @@ from ..criteria.trajectory import trajectory_reason
 from ..schema import (
     EvalMetric,
     EvalMetricResultDetails,
-    EvalStatus,
     FinalResponseCriterion,
     Invocation,
     ScoreValue,
@@ -50,10 +49,9 @@ def _turn_result(
 
 
 def _overall(turns: list[PerInvocationResult], threshold: float) -> EvaluateResult:
-    if not turns:
-        return EvaluateResult(0.0, EvalStatus.NOT_EVALUATED, [])
-    overall = sum(turn.score for turn in turns) / len(turns)
-    return EvaluateResult(overall, status_for(overall, threshold), turns)
+    """Mean of the turns under the pass rule; no turns ⇒ not_evaluated with score 0."""
+    mean = sum(turn.score for turn in turns) / len(turns) if turns else None
+    return EvaluateResult(0.0 if mean is None else mean, status_for(mean, threshold), turns)
 
 
 def _check_counts(label: str, actuals: list[Invocation], expecteds: list[Invocation]) -> None:

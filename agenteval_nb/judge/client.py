@@ -129,6 +129,23 @@ class JudgeClient:
             asyncio.AbstractEventLoop, dict[Endpoint, openai.AsyncOpenAI]
         ] = weakref.WeakKeyDictionary()
 
+    def worker_settings(self, share: int = 1) -> dict[str, Any]:
+        """Keyword arguments that build an equivalent client in another process (a Ray
+        worker): same cache file, retries, timeout, prices and injected judge; the concurrency
+        and requests-per-minute limits divided by ``share`` (rounded up, at least 1), so that
+        ``share`` workers together stay within the limits of this client."""
+        share = max(1, share)
+        rpm = self.requests_per_minute
+        return {
+            "judge": self.injected.judge if self.injected is not None else None,
+            "cache": self.cache.path if self.cache is not None else None,
+            "max_retries": self.max_retries,
+            "timeout": self.timeout,
+            "max_concurrency": max(1, -(-self.max_concurrency // share)),
+            "requests_per_minute": None if rpm is None else rpm / share,
+            "price_table": dict(self.price_table),
+        }
+
     def __repr__(self) -> str:
         judge = f", judge={self.injected!r}" if self.injected else ""
         cache = str(self.cache.path) if self.cache else None

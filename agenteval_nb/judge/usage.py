@@ -128,6 +128,14 @@ class UsageTotals:
         with self._lock:
             return {**self._counts, "cost": self._cost, "latency_s": self._latency}
 
+    def merge(self, snapshot: dict[str, Any]) -> None:
+        """Add another client's :meth:`as_dict` snapshot (e.g. a remote worker's totals)."""
+        with self._lock:
+            for name in self._FIELDS:
+                self._counts[name] += int(snapshot.get(name, 0) or 0)
+            self._cost += float(snapshot.get("cost", 0.0) or 0.0)
+            self._latency += float(snapshot.get("latency_s", 0.0) or 0.0)
+
     def _get(self, name: str) -> int:
         with self._lock:
             return self._counts[name]

@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from ..analysis.load import RunLike, as_run
 from ..io import write_text_atomic
 from ..render import STYLESHEET, render_case
 from ..render.case import case_score_text, metric_rubric_texts
@@ -100,19 +101,6 @@ def _attempt(what: str, compute: Callable[[], list[Any]], notes: list[str]) -> l
         return []
 
 
-def _as_run(run: Any) -> Any:
-    """An EvalRun with a summary (computed when missing) from a run, result model or path."""
-    from ..analysis.load import load_run
-    from ..analysis.run import EvalRun
-
-    if isinstance(run, EvalRun) and run.result.summary is not None:
-        return run
-    loaded = load_run(run)
-    if not isinstance(loaded, EvalRun):
-        raise TypeError("export_html writes the report of one result; got a folder of results")
-    return loaded
-
-
 def _metric_cell(case: EvalCaseResult, name: str) -> tuple[str, str]:
     for m in case.overall_eval_metric_results or ():
         if m.metric_name == name:
@@ -131,9 +119,9 @@ def _table_metrics(cases: Sequence[EvalCaseResult]) -> list[str]:
     return sorted(names)[:MAX_TABLE_METRICS]
 
 
-def report_html(run: Any, *, title: str | None = None, max_cases: int | None = None) -> str:
-    """The report of ``run`` (an EvalRun, a result model, or a result file path) as HTML text."""
-    run = _as_run(run)
+def report_html(run: RunLike, *, title: str | None = None, max_cases: int | None = None) -> str:
+    """The report of ``run`` (anything :func:`~agenteval_nb.load_run` accepts) as HTML text."""
+    run = as_run(run, "export_html")
     cases = list(run.result.eval_case_results or ())
     order = failures_first(cases)
     limit = DEFAULT_MAX_CASES if max_cases is None else max(0, int(max_cases))
@@ -212,7 +200,7 @@ def report_html(run: Any, *, title: str | None = None, max_cases: int | None = N
 
 
 def export_html(
-    run: Any,
+    run: RunLike,
     path: str | os.PathLike[str],
     *,
     title: str | None = None,
@@ -220,7 +208,7 @@ def export_html(
 ) -> Path:
     """Write the single-file report of ``run`` to ``path`` atomically and return the path.
 
-    ``run`` is an :class:`~agenteval_nb.analysis.run.EvalRun`, a result model or a result file;
+    ``run`` is anything :func:`~agenteval_nb.load_run` accepts (a ``TypeError`` otherwise);
     ``max_cases`` caps the case results written with full details (module docstring).
     """
     return write_text_atomic(path, report_html(run, title=title, max_cases=max_cases))

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from ..render.order import sort_key
 from ..schema import EvalCaseResult, message_text
 
+PAGE_SIZE = 25
+"""Items shown per page of the inspector's list."""
+
 
 @dataclass
 class Entry:

@@ -3,7 +3,9 @@
 Filters (metric, status, run, text search) above a paginated ``Select`` list and an
 ``HTML`` detail pane. Only the visible page of the list is put into the ``Select`` and only the
 selected item is rendered (a small cache keeps the last few), so 10k cases stay responsive.
-ipywidgets is imported when a widget is built, never at module import.
+The inspector *is* an ``ipywidgets.VBox``, so it goes into any layout, and its controller
+methods (``select``, ``filters``, pages …) are methods of that widget. This module imports
+ipywidgets; :mod:`agenteval_nb.widgets` imports it only when a widget is built.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import ipywidgets as w
 from markupsafe import Markup
 
 from ..render import STYLESHEET
+from .entries import PAGE_SIZE
 
-PAGE_SIZE = 25
-"""Items shown per page of the list."""
 CACHE_SIZE = 32
 """Rendered detail panes kept for quick re-selection."""
 
@@ -56,19 +58,19 @@ class Filters:
     search: Any
 
 
-class MasterDetail:
-    """Filters, a paginated list and a detail pane over a :class:`Source`.
+class MasterDetail(w.VBox):
+    """Filters, a paginated list and a detail pane over a :class:`Source` — an ``ipywidgets.VBox``.
 
-    ``filters``, ``list`` (the ``Select``), ``detail`` (the ``HTML`` pane) and ``widget`` (the
-    whole box) are the ipywidgets; ``items`` are the filtered items, ``visible`` those of the
-    current page; ``render_count`` counts detail renders.
+    ``filters``, ``list`` (the ``Select``) and ``detail`` (the ``HTML`` pane) are its parts;
+    ``items`` are the filtered items, ``visible`` those of the current page; ``render_count``
+    counts detail renders. ``controller`` and ``widget`` are the widget itself (older code used
+    them to reach the controller and the box).
     """
 
     def __init__(self, source: Source, *, page_size: int = PAGE_SIZE, title: str = "") -> None:
-        import ipywidgets as w
-
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
+        super().__init__()
         self.source = source
         self.page_size = page_size
         self.render_count = 0
@@ -99,13 +101,11 @@ class MasterDetail:
         self.detail = w.HTML(layout=w.Layout(flex="1 1 auto", overflow="auto"))
         header = w.HTML(str(Markup("<b>{}</b>").format(title))) if title else w.HTML()
         pager = w.HBox([self.prev_button, self.page_label, self.next_button])
-        self.widget = w.VBox(
-            [
-                header,
-                w.HBox([self.filters.metric, self.filters.status, self.filters.run]),
-                self.filters.search,
-                w.HBox([w.VBox([self.list, pager]), self.detail]),
-            ]
+        self.children = (
+            header,
+            w.HBox([self.filters.metric, self.filters.status, self.filters.run]),
+            self.filters.search,
+            w.HBox([w.VBox([self.list, pager]), self.detail]),
         )
         for control in (self.filters.metric, self.filters.status, self.filters.run):
             control.observe(self._on_filter, names="value")
@@ -114,6 +114,16 @@ class MasterDetail:
         self.prev_button.on_click(lambda _b: self.prev_page())
         self.next_button.on_click(lambda _b: self.next_page())
         self.refresh()
+
+    @property
+    def controller(self) -> MasterDetail:
+        """The widget itself: its methods are the controller API."""
+        return self
+
+    @property
+    def widget(self) -> MasterDetail:
+        """The widget itself (kept for code written when the box was a separate attribute)."""
+        return self
 
     # list and pages ------------------------------------------------------------------------
 
@@ -219,8 +229,3 @@ class MasterDetail:
         else:
             self._cache.move_to_end(key)
         self.detail.value = value
-
-    # display -------------------------------------------------------------------------------
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)

@@ -393,8 +393,8 @@ def test_num_runs_repeats_the_evalset_with_run_ids():
 
 
 def test_recorded_runs_are_evaluated_as_runs_1_to_n():
-    run1 = evalset(trace_case("c", ["a"], ["a"]), trace_case("d", ["a"], ["a"]), set_id="r1")
-    run2 = evalset(trace_case("c", ["a"], ["x"]), trace_case("d", ["a"], ["a"]), set_id="r2")
+    run1 = evalset(trace_case("c", ["a"], ["a"]), trace_case("d", ["a"], ["a"]), set_id="r")
+    run2 = evalset(trace_case("c", ["a"], ["x"]), trace_case("d", ["a"], ["a"]), set_id="r")
     r = run([run1, run2])
     assert statuses(r) == {
         (1, "c"): "passed",
@@ -412,7 +412,7 @@ def test_recorded_runs_are_evaluated_as_runs_1_to_n():
 
 def test_recorded_runs_conflicting_num_runs_is_an_error():
     es = evalset(trace_case("c", ["a"], ["a"]))
-    with pytest.raises(ae.EvaluationError, match="conflicts"):
+    with pytest.raises(ae.ConfigError, match="conflicts"):
         run([es, es], num_runs=3)
 
 

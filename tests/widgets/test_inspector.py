@@ -212,3 +212,28 @@ def test_comparison_without_runs_shows_the_diff_table(runs):
     w = inspect(cmp)
     assert "details need the runs" in w.detail.value
     assert "<th>diff (A − B)</th>" in w.detail.value
+
+
+# -- the inspector is a widget --------------------------------------------------------------------
+
+
+def test_inspect_returns_a_widget_that_fits_in_a_layout():
+    import ipywidgets
+
+    w = inspect(build_run())
+    assert isinstance(w, ipywidgets.VBox)
+    box = ipywidgets.HBox([w, ipywidgets.HTML("notes")])  # the user's own layout
+    assert box.children[0] is w
+    assert w.controller is w and w.widget is w  # the controller API is the widget's
+    assert w.select("weather_ok", 2) is w
+    assert w.selected.eval_id == "weather_ok"
+
+
+def test_inspect_takes_a_result_file(tmp_path):
+    from agenteval_nb.io import save_result
+
+    path = save_result(build_run().result, tmp_path / "r.evalset_result.json")
+    w = inspect(path)
+    assert {item.eval_id for item in w.items} == {"weather_ok", "weather_bad"}
+    with pytest.raises(TypeError, match=r"ae\.inspect takes a run"):
+        inspect(["not", "a", "run"])

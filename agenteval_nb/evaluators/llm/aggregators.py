@@ -1,7 +1,7 @@
 """Samples aggregators (one turn's samples → the turn result) and invocations aggregators.
 
 ``majority_vote`` (SPEC §4.5, the default): no samples ⇒ error ``no samples``; samples with
-status ``not_evaluated`` are skipped; the rest split into positives (``score >= threshold``)
+status ``not_evaluated`` are skipped; the rest split into positives (``passes(score, threshold)``)
 and negatives; none left ⇒ the first sample; more positives than negatives ⇒ the **first
 positive**, otherwise (tie or more negatives) the **first negative**. The chosen sample is
 returned unchanged — scores are never averaged.
@@ -14,7 +14,9 @@ Examples of alternatives (registered as ``min`` and ``mean``):
 
 ``average`` (SPEC §4.6, the default invocations aggregator): mean score over turns whose status
 is not ``not_evaluated`` (an empty status counts as evaluated); none ⇒ ``not_evaluated``, score
-0 and **no** per-turn results; else ``failed`` iff mean < threshold, all turns returned.
+0 and **no** per-turn results; else ``status_for(mean, threshold)`` (a NaN mean — every turn
+failed to score — is failed, where the reference's ``mean < threshold`` would say passed), all
+turns returned.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...schema import EvalMetric, EvalStatus, RubricScore, ScoreValue, status_for
+from ...schema.status import passes
 from ..base import EvaluateResult, PerInvocationResult
 from .operators import SampleResult
 
@@ -44,8 +47,8 @@ def majority_vote(samples: Sequence[SampleResult], metric: EvalMetric) -> Sample
     evaluated = _evaluated(samples)
     if not evaluated:
         return samples[0]
-    positives = [s for s in evaluated if s.score >= threshold]
-    negatives = [s for s in evaluated if not s.score >= threshold]
+    positives = [s for s in evaluated if passes(s.score, threshold)]
+    negatives = [s for s in evaluated if not passes(s.score, threshold)]
     if len(positives) > len(negatives):
         return positives[0]
     return negatives[0]
@@ -88,8 +91,6 @@ def mean_samples(samples: Sequence[SampleResult], metric: EvalMetric) -> SampleR
 def average(turns: Sequence[PerInvocationResult], metric: EvalMetric) -> EvaluateResult:
     """SPEC §4.6 (rules in the module doc)."""
     evaluated = [t for t in turns if t.status != EvalStatus.NOT_EVALUATED]
-    if not evaluated:
-        return EvaluateResult(0.0, EvalStatus.NOT_EVALUATED, [])
-    mean = sum(t.score for t in evaluated) / len(evaluated)
-    status = EvalStatus.FAILED if mean < metric.threshold_value else EvalStatus.PASSED
-    return EvaluateResult(mean, status, list(turns))
+    mean = sum(t.score for t in evaluated) / len(evaluated) if evaluated else None
+    status = status_for(mean, metric.threshold_value)
+    return EvaluateResult(0.0 if mean is None else mean, status, list(turns) if evaluated else [])

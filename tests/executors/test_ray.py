@@ -1,0 +1,245 @@
+"""``RayExecutor`` on a real local Ray instance (``ray.init(num_cpus=2)``): the same results as
+the local executor, workers killed mid-run, cases lost beyond retries, judge limits and usage
+across workers, and clear errors for what cannot be sent to a worker."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip(
+    "ray", reason="the ray extra is not installed (pip install agenteval_nb[ray])"
+)
+from ray import cloudpickle  # noqa: E402
+
+import agenteval_nb as ae  # noqa: E402
+from agenteval_nb.agents import Turn  # noqa: E402
+from agenteval_nb.testing import FakeOpenAIServer, heuristic_handler  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+from _agent_builders import EXACT_FINAL, default_case, evalset  # noqa: E402
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import test modules
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+async def upper_agent(text: str) -> str:
+    await asyncio.sleep(0.005)
+    return text.upper() if not text.endswith("7") else "wrong"
+
+
+CASES = evalset(
+    *[default_case(f"c{i}", [(f"q{i}", f"Q{i}"), (f"r{i}", f"R{i}")]) for i in range(12)]
+)
+
+
+def judge_metrics(base_url: str) -> list[dict]:
+    return [
+        EXACT_FINAL,
+        {
+            "metricName": "llm_final_response",
+            "threshold": 1.0,
+            "criterion": {
+                "llmJudge": {
+                    "judgeModel": {"modelName": "agenteval-heuristic-judge", "baseURL": base_url}
+                }
+            },
+        },
+    ]
+
+
+def verdicts(run: ae.EvalRun) -> list[tuple]:
+    return [
+        (
+            r.run_id,
+            r.eval_id,
+            r.final_eval_status,
+            r.score,
+            [(m.metric_name, m.score, m.eval_status) for m in r.overall_eval_metric_results or ()],
+            [
+                t.actual_invocation.final_response.content
+                for t in r.eval_metric_result_per_invocation or ()
+            ],
+        )
+        for r in run.result.eval_case_results
+    ]
+
+
+def test_ray_gives_the_same_results_as_local_and_gathers_usage() -> None:
+    ids = iter(range(10_000))
+    with FakeOpenAIServer(handler=heuristic_handler) as server:
+        kwargs = dict(agent=upper_agent, num_runs=2, cache=False, progress=False)
+        local = ae.evaluate(
+            CASES,
+            judge_metrics(server.base_url),
+            session_id_factory=lambda: f"s{next(ids)}",
+            **kwargs,
+        )
+        ids = iter(range(10_000))
+        remote = ae.evaluate(
+            CASES,
+            judge_metrics(server.base_url),
+            executor=ae.RayExecutor(workers=2),
+            session_id_factory=lambda: f"s{next(ids)}",
+            **kwargs,
+        )
+    assert verdicts(remote) == verdicts(local)
+    assert {r.session_id for r in remote.result.eval_case_results} == {
+        r.session_id for r in local.result.eval_case_results
+    }
+    assert remote.result.summary.model_dump() == local.result.summary.model_dump()
+    assert remote.info["judge_usage"]["calls"] == local.info["judge_usage"]["calls"] == 48
+
+
+def test_judge_concurrency_is_shared_between_workers() -> None:
+    with FakeOpenAIServer(handler=heuristic_handler, latency_s=0.05) as server:
+        ae.evaluate(
+            CASES,
+            judge_metrics(server.base_url),
+            agent=upper_agent,
+            cache=False,
+            progress=False,
+            judge_concurrency=4,
+            executor=ae.RayExecutor(workers=2, max_in_flight=12),
+        )
+        assert 1 <= server.max_in_flight <= 4
+
+
+def dying_agent(turn: Turn) -> str:
+    """Kills its worker process the first time it sees case c3 (a marker file remembers)."""
+    marker = Path(turn.state["marker_dir"]) / f"{turn.eval_id}-{turn.turn_index}"
+    if turn.eval_id == "c3" and not marker.exists():
+        marker.touch()
+        os._exit(1)
+    return turn.text.upper()
+
+
+def always_dying_agent(turn: Turn) -> str:
+    if turn.eval_id == "c3":
+        os._exit(1)
+    return turn.text.upper()
+
+
+def _with_marker(tmp_path: Path) -> ae.EvalSet:
+    cases = [
+        default_case(f"c{i}", [(f"q{i}", f"Q{i}")], state={"marker_dir": str(tmp_path)})
+        for i in range(6)
+    ]
+    return evalset(*cases)
+
+
+def test_a_killed_worker_loses_only_its_case_which_is_retried(tmp_path: Path) -> None:
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=dying_agent,
+        progress=False,
+        executor=ae.RayExecutor(workers=2, max_retries=2),
+    )
+    assert [r.final_eval_status for r in run.result.eval_case_results] == ["passed"] * 6
+    assert (tmp_path / "c3-0").exists()  # the worker really died once
+
+
+def test_a_case_lost_beyond_retries_fails_alone(tmp_path: Path) -> None:
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=always_dying_agent,
+        progress=False,
+        executor=ae.RayExecutor(workers=2, max_retries=1, max_in_flight=2),
+    )
+    statuses = {
+        r.eval_id: (r.final_eval_status, r.error_message) for r in run.result.eval_case_results
+    }
+    assert statuses["c3"][0] == "failed" and statuses["c3"][1].startswith("ray: ")
+    assert all(status == "passed" for key, (status, _) in statuses.items() if key != "c3")
+
+
+class Unpicklable:
+    name = "holder of a lock"
+    tools: list = []
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    async def run_turn(self, turn: Turn) -> str:
+        return turn.text
+
+
+def test_an_agent_that_cannot_travel_is_named() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"the agent \(Unpicklable 'holder of a lock'\) cannot be sent to Ray workers",
+    ):
+        ae.evaluate(
+            CASES,
+            [EXACT_FINAL],
+            agent=Unpicklable(),
+            progress=False,
+            executor=ae.RayExecutor(workers=1),
+        )
+
+
+def test_between_phase_callbacks_need_the_local_executor() -> None:
+    callbacks = ae.Callbacks().register("AfterInferenceSet", lambda e: None)
+    with pytest.raises(ae.EvaluationError, match="executor='local'"):
+        ae.evaluate(
+            CASES,
+            [EXACT_FINAL],
+            agent=upper_agent,
+            callbacks=callbacks,
+            progress=False,
+            executor=ae.RayExecutor(workers=1),
+        )
+
+
+def test_case_callbacks_fire_in_the_driver() -> None:
+    seen: list[tuple[str, str]] = []
+    callbacks = ae.Callbacks()
+    for point in (
+        "BeforeInferenceCase",
+        "AfterInferenceCase",
+        "BeforeEvaluateCase",
+        "AfterEvaluateCase",
+    ):
+        callbacks.register(point, lambda e: seen.append((e.point.value, e.eval_case_id)))
+    ae.evaluate(
+        evalset(default_case("only", [("a", "A")])),
+        [EXACT_FINAL],
+        agent=upper_agent,
+        callbacks=callbacks,
+        progress=False,
+        executor=ae.RayExecutor(workers=1),
+    )
+    assert [p for p, _ in seen] == [
+        "BeforeInferenceCase",
+        "AfterInferenceCase",
+        "BeforeEvaluateCase",
+        "AfterEvaluateCase",
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad", [{"workers": 0}, {"max_in_flight": -1}, {"max_retries": -1}, {"num_cpus": True}]
+)
+def test_executor_arguments_are_checked(bad) -> None:
+    with pytest.raises(ValueError):
+        ae.RayExecutor(**bad)
+
+
+def test_executor_option_is_checked() -> None:
+    with pytest.raises(TypeError, match="executor must be 'local'"):
+        ae.evaluate(CASES, [EXACT_FINAL], agent=upper_agent, progress=False, executor="ray")
