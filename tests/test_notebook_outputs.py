@@ -62,3 +62,9 @@ def test_widgets_have_a_static_fallback(path):
                 continue
             assert "text/html" in data, cell.source
             assert not data.get("text/plain", "").startswith("VBox("), cell.source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_stored_widget_state(path):
+    """Without widget state, nbconvert and GitHub show the inspector's HTML summary."""
+    assert "widgets" not in nbformat.read(path, as_version=4).metadata

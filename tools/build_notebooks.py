@@ -636,8 +636,14 @@ def main() -> None:
         if only and name not in only:
             continue
         nb = build(name, cells)
+        # no widget state: static views (GitHub, nbconvert HTML) then show the inspector's
+        # HTML summary instead of embedding widgets through a CDN-loaded manager
         NotebookClient(
-            nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NB)}}
+            nb,
+            timeout=300,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(NB)}},
+            store_widget_state=False,
         ).execute()
         path = NB / f"{name}.ipynb"
         nbformat.write(nb, path)
