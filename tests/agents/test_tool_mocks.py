@@ -352,3 +352,46 @@ def test_openai_agent_tool_calls_are_mocked_and_generators_get_the_result_schema
         "content": "Invent a plausible hotel.",
     }
     assert generator_request["messages"][-1]["content"] == '{"city": "Oslo"}'
+
+
+def test_trace_mode_expected_runner_replays_actual_turns_with_the_conversation_mocks() -> None:
+    """SPEC §8.3/§8.8: in trace mode the ExpectedRunner gets the recorded actual turns, each
+    with the toolMock of the aligned conversation turn (user content from the actual turn)."""
+    user = {"role": "user", "content": "recorded question"}
+    case = {
+        "evalId": "t",
+        "evalMode": "trace",
+        "expectedRunnerEnabled": True,
+        "sessionInput": {"appName": "a", "userId": "u"},
+        "actualConversation": [
+            {"userContent": user, "finalResponse": {"role": "assistant", "content": "sunny"}}
+        ],
+        "conversation": [
+            {
+                "userContent": {"role": "user", "content": "planned question"},
+                "toolMock": {
+                    "expected": [{"name": "get_weather", "result": {"condition": "sunny"}}]
+                },
+            }
+        ],
+    }
+    seen: list[str] = []
+
+    def expected(turn: Turn) -> str:
+        seen.append(turn.text)
+        return turn.tools.call("get_weather", {"city": "Shenzhen", "date": "2026-07-01"})[
+            "condition"
+        ]
+
+    run = ae.evaluate(
+        evalset(case),
+        metrics(),
+        expected_agent=FunctionAgent(expected, tools=[get_weather]),
+        progress=False,
+        session_id_factory=lambda: "S",
+    )
+    result = run.result.eval_case_results[0]
+    assert result.final_eval_status == "passed", result.error_message
+    assert seen == ["recorded question"]
+    tool = result.eval_metric_result_per_invocation[0].expected_invocation.tools[0]
+    assert tool.mock == {"side": "expected", "rule": 0, "kind": "static"}
