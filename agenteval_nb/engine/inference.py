@@ -44,6 +44,17 @@ class InferenceResult:
     error_message: str | None = None
 
 
+def failed_inference(case: EvalCase, session_id: str, message: str) -> InferenceResult:
+    """A failed inference of ``case``: no turns, the reason as ``errorMessage``."""
+    return InferenceResult(
+        eval_case_id=case.eval_id,
+        session_id=session_id,
+        user_id=case.session_input.user_id if case.session_input else None,
+        status=EvalStatus.FAILED,
+        error_message=message,
+    )
+
+
 class InferenceError(Exception):
     """A case could not produce its actual turns."""
 
@@ -287,13 +298,7 @@ async def infer_case(case: EvalCase, session_id: str, setup: AgentSetup) -> Infe
                 expected = await _run_expected(case, turns, session_id, setup)
     except InferenceError as exc:
         message = f"inference eval case (evalCaseID={case.eval_id}, sessionID={session_id}): {exc}"
-        return InferenceResult(
-            eval_case_id=case.eval_id,
-            session_id=session_id,
-            user_id=user_id,
-            status=EvalStatus.FAILED,
-            error_message=redact(message, *setup.secrets),
-        )
+        return failed_inference(case, session_id, redact(message, *setup.secrets))
     return InferenceResult(
         eval_case_id=case.eval_id,
         session_id=session_id,

@@ -14,12 +14,12 @@ from .._gc import gc_frozen, gc_paused
 from ..errors import ConfigError
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
-from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
+from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .case import PlannedMetric, evaluate_case, plan_metric
 from .executor import CaseExecutor, CaseJob
-from .inference import AgentSetup, InferenceResult, infer_case
+from .inference import AgentSetup, InferenceResult, failed_inference, infer_case
 from .pool import map_bounded
 from .summary import summarize
 
@@ -347,12 +347,12 @@ async def _run_once(
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
         except Exception as exc:
-            return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
+            return await evaluate_one(index, failed_inference(case, session_id, str(exc)))
         inference, result = await runner.run(case, session_id)  # type: ignore[union-attr]
         try:
             await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
         except Exception as exc:
-            return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
+            return await evaluate_one(index, failed_inference(case, session_id, str(exc)))
         if options.on_case_inferred is not None:
             options.on_case_inferred()
         return await evaluate_one(index, inference, result)
@@ -416,20 +416,10 @@ async def _infer_with_callbacks(
     try:
         await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
     except Exception as exc:
-        return _failed_inference(case, session_id, str(exc))
+        return failed_inference(case, session_id, str(exc))
     inference = await infer_case(case, session_id, options.agents)
     try:
         await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
     except Exception as exc:
-        return _failed_inference(case, session_id, str(exc))
+        return failed_inference(case, session_id, str(exc))
     return inference
-
-
-def _failed_inference(case: EvalCase, session_id: str, message: str) -> InferenceResult:
-    return InferenceResult(
-        eval_case_id=case.eval_id,
-        session_id=session_id,
-        user_id=case.session_input.user_id if case.session_input else None,
-        status=EvalStatus.FAILED,
-        error_message=message,
-    )

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.executor import CaseJob, describe, run_case
-from ..engine.inference import InferenceResult
+from ..engine.inference import InferenceResult, failed_inference
 from ..evaluators.base import EvaluationContext
 from ..judge import JudgeClient
 from ..schema import EvalCase, EvalCaseResult, EvalStatus
@@ -229,14 +229,7 @@ class _RayRun:
     ) -> tuple[InferenceResult, EvalCaseResult]:
         first_line = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
         reason = redact(f"ray: {type(exc).__name__}: {first_line}", *self.job.agents.secrets)
-        user_id = case.session_input.user_id if case.session_input else None
-        inference = InferenceResult(
-            eval_case_id=case.eval_id,
-            session_id=session_id,
-            user_id=user_id,
-            status=EvalStatus.FAILED,
-            error_message=reason,
-        )
+        inference = failed_inference(case, session_id, reason)
         result = EvalCaseResult(
             eval_set_id=self.job.eval_set_id,
             eval_id=case.eval_id,
@@ -244,7 +237,7 @@ class _RayRun:
             final_eval_status=EvalStatus.FAILED.value,
             error_message=reason,
             session_id=session_id,
-            user_id=user_id,
+            user_id=inference.user_id,
         )
         return inference, result
 
