@@ -27,6 +27,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
@@ -199,12 +200,13 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
     """
     if not text.strip():
         raise FormatError(source, "$", "a JSON document, got an empty file", line=1)
-    if _deeper_than(text, max_depth):
+    may_be_deep, may_be_huge = _quick_scan(text, max_depth)
+    if may_be_deep and _deeper_than(text, max_depth):
         found = _locate(text, lambda token, depth: token in "[{" and depth > max_depth)
         if found is not None:
             raise FormatError(source, found[0], _too_deep(max_depth), line=found[1])
     hooks: dict[str, Any] = {}
-    if _MAYBE_HUGE.search(text):
+    if may_be_huge and _MAYBE_HUGE.search(text):
         hooks = {"parse_float": _checked_float, "parse_int": _checked_int}
     try:
         return json.loads(text, parse_constant=_reject_constant, **hooks)
@@ -234,6 +236,47 @@ def _too_deep(limit: int) -> str:
 def _out_of_range(literal: str) -> str:
     shown = literal if len(literal) <= 40 else literal[:37] + "..."
     return f"a number within the float64 range (got {shown})"
+
+
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
+_SCAN_CHUNK = 1 << 22
+
+
+def _quick_scan(text: str, limit: int) -> tuple[bool, bool]:
+    """Upper bounds for the two slow checks of :func:`_decode`, in one vectorised pass over the
+    UTF-8 bytes (4 MiB at a time, so the scan's own memory stays small): whether brackets
+    *anywhere*, strings included, nest deeper than ``limit``; whether a digit is followed by
+    ``e``/``E`` and ``+`` or a digit, or a digit run reaches 200. False means the exact check
+    (:func:`_deeper_than`, :data:`_MAYBE_HUGE`) cannot hit, so it is skipped."""
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    counting = text.count("[") + text.count("{") > limit
+    deep = huge = False
+    depth = 0
+    overlap = 200
+    for begin in range(0, max(len(raw), 1), _SCAN_CHUNK):
+        chunk = raw[begin : begin + _SCAN_CHUNK]
+        if counting and not deep:
+            steps = _STEP[chunk]
+            steps = steps[steps != 0].astype(np.int32)
+            if len(steps):
+                levels = np.cumsum(steps) + depth
+                deep = bool(levels.max() > limit)
+                depth = int(levels[-1])
+        if not huge:
+            window = raw[max(begin - overlap, 0) : begin + _SCAN_CHUNK]
+            digit = (window >= ord("0")) & (window <= ord("9"))
+            exponent = (window[1:-1] == ord("e")) | (window[1:-1] == ord("E"))
+            signed = (window[2:] == ord("+")) | digit[2:]
+            huge = bool((digit[:-2] & exponent & signed).any())
+            if not huge and digit.any():
+                padded = np.concatenate(([False], digit, [False])).view(np.int8)
+                edges = np.flatnonzero(np.diff(padded))
+                huge = bool((edges[1::2] - edges[::2]).max(initial=0) >= overlap)
+        if deep and huge:
+            break
+    return deep, huge
 
 
 def _deeper_than(text: str, limit: int) -> bool:
@@ -627,12 +670,12 @@ def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with os.fdopen(fd, "wb") as handle:
             if isinstance(text, str):
-                handle.write(_SURROGATE.sub("\ufffd", text))
+                handle.write(_utf8(text))
             else:
                 for piece in text:
-                    handle.write(_SURROGATE.sub("\ufffd", go_escape(piece)))
+                    handle.write(_utf8(go_escape(piece)))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
@@ -641,6 +684,13 @@ def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as UTF-8, each lone surrogate written as U+FFFD (the ASCII case costs nothing)."""
+    if text.isascii():
+        return text.encode("ascii")
+    return _SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 def save_evalset(evalset: EvalSet, path: str | os.PathLike[str]) -> Path:
