@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
@@ -270,13 +270,26 @@ def _quick_scan(text: str, limit: int) -> tuple[bool, bool]:
             exponent = (window[1:-1] == ord("e")) | (window[1:-1] == ord("E"))
             signed = (window[2:] == ord("+")) | digit[2:]
             huge = bool((digit[:-2] & exponent & signed).any())
-            if not huge and digit.any():
-                padded = np.concatenate(([False], digit, [False])).view(np.int8)
-                edges = np.flatnonzero(np.diff(padded))
-                huge = bool((edges[1::2] - edges[::2]).max(initial=0) >= overlap)
+            huge = huge or _longest_run(digit) >= overlap
         if deep and huge:
             break
     return deep, huge
+
+
+def _longest_run(mask: np.ndarray) -> int:
+    """Length of the longest run of True in a boolean array."""
+    if not mask.any():
+        return 0
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], mask, [False])).view(np.int8)))
+    return int((edges[1::2] - edges[::2]).max())
+
+
+def _has_huge_int(text: str) -> bool:
+    """Whether ``text`` holds a run of 309+ digits (an int beyond float64 may be written)."""
+    if len(text) < 309:
+        return False
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return _longest_run((raw >= ord("0")) & (raw <= ord("9"))) >= 309
 
 
 def _deeper_than(text: str, limit: int) -> bool:
@@ -504,7 +517,6 @@ def escape_surrogates(text: str) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_HUGE_INT = re.compile("[0-9]{309}")
 
 
 def _model_text(model: BaseModel, level: int = 0) -> str:
@@ -513,14 +525,30 @@ def _model_text(model: BaseModel, level: int = 0) -> str:
     pydantic's encoder first; when it cannot (lone surrogates, nesting beyond its depth limit)
     the iterative encoder of :func:`_encode` writes the same document.
     """
-    try:
-        text = model.model_dump_json(by_alias=True, exclude_none=True, indent=2)
-    except PydanticSerializationError:
-        text = _encode(_plain(model))
-    else:
-        if _HUGE_INT.search(text):  # an int beyond float64: our loader would refuse the file
-            text = _encode(_plain(model))
-    return text.replace("\n", "\n" + "  " * level) if level else text
+    return _models_text([model], level)[0]
+
+
+_BATCH = 256
+"""Models encoded per batch by :func:`_models_text` (one digit-run check per batch)."""
+
+
+def _models_text(models: Sequence[BaseModel], level: int = 0) -> list[str]:
+    """:func:`_model_text` of each model. The check for an int beyond float64 (which pydantic
+    writes as digits and our loader would refuse) runs once over the batch's joined text, and
+    per model only when the batch has one."""
+    texts: list[str | None] = []
+    for model in models:
+        try:
+            texts.append(model.model_dump_json(by_alias=True, exclude_none=True, indent=2))
+        except PydanticSerializationError:
+            texts.append(None)
+    if _has_huge_int("\n".join(t for t in texts if t is not None)):
+        texts = [None if t is None or _has_huge_int(t) else t for t in texts]
+    out = [_encode(_plain(m)) if t is None else t for m, t in zip(models, texts, strict=True)]
+    if level:
+        pad = "\n" + "  " * level
+        out = [t.replace("\n", pad) for t in out]
+    return out
 
 
 def _model_items(model: BaseModel) -> dict[str, Any]:
@@ -629,10 +657,7 @@ def dumps(model: BaseModel | list[BaseModel]) -> str:
     become ``null``, deep nesting is written iteratively.
     """
     if isinstance(model, list):
-        if not model:
-            body = "[]"
-        else:
-            body = "[\n  " + ",\n  ".join(_model_text(m, 1) for m in model) + "\n]"
+        body = "[\n  " + ",\n  ".join(_models_text(model, 1)) + "\n]" if model else "[]"
     else:
         body = _model_text(model)
     return go_escape(body) + "\n"
@@ -650,8 +675,10 @@ def _result_chunks(result: EvalSetResult) -> Iterator[str]:
         first = False
         if key == "evalCaseResults" and isinstance(value, list) and value:
             yield "["
-            for j, case in enumerate(value):
-                yield ("\n    " if j == 0 else ",\n    ") + _model_text(case, 2)
+            for start in range(0, len(value), _BATCH):
+                texts = _models_text(value[start : start + _BATCH], 2)
+                lead = ",\n    " if start else "\n    "
+                yield lead + ",\n    ".join(texts)
             yield "\n  ]"
         elif isinstance(value, BaseModel):
             yield _model_text(value, 1)
