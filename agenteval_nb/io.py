@@ -25,9 +25,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
@@ -197,16 +198,30 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
     Rejected, each as a :class:`FormatError` with the JSON path and line: ``NaN`` and
     ``Infinity``; numbers outside the float64 range (``1e999``; Python would read ``inf``);
     nesting deeper than ``max_depth`` arrays/objects.
+
+    Bulk path: orjson, which refuses all three by itself, when no digit run is long enough for
+    an int that orjson would read as a float (:data:`_EXACT_INT_DIGITS`). Whatever orjson
+    refuses goes through the stdlib decoder with the checks, which names the problem.
     """
     if not text.strip():
         raise FormatError(source, "$", "a JSON document, got an empty file", line=1)
-    may_be_deep, may_be_huge = _quick_scan(text, max_depth)
-    if may_be_deep and _deeper_than(text, max_depth):
+    with gc_paused(keep=True):  # millions of acyclic objects: collections cost 3× the parse
+        return _decode_checked(text, source, max_depth)
+
+
+def _decode_checked(text: str, source: str, max_depth: int) -> Any:
+    scan = _quick_scan(text, max_depth)
+    if scan.deep and _deeper_than(text, max_depth):
         found = _locate(text, lambda token, depth: token in "[{" and depth > max_depth)
         if found is not None:
             raise FormatError(source, found[0], _too_deep(max_depth), line=found[1])
+    if scan.int_digits < _EXACT_INT_DIGITS:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # the exact path below names the problem (or reads lone surrogates)
     hooks: dict[str, Any] = {}
-    if may_be_huge and _MAYBE_HUGE.search(text):
+    if (scan.exponent or scan.digits >= 200) and _MAYBE_HUGE.search(text):
         hooks = {"parse_float": _checked_float, "parse_int": _checked_int}
     try:
         return json.loads(text, parse_constant=_reject_constant, **hooks)
@@ -229,6 +244,11 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
         raise FormatError(source, "$", _too_deep(max_depth)) from None
 
 
+_EXACT_INT_DIGITS = 20
+"""Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
+decoder keeps them exact."""
+
+
 def _too_deep(limit: int) -> str:
     return f"arrays/objects nested at most {limit} levels deep"
 
@@ -244,44 +264,109 @@ _STEP[[ord("]"), ord("}")]] = -1
 _SCAN_CHUNK = 1 << 22
 
 
-def _quick_scan(text: str, limit: int) -> tuple[bool, bool]:
-    """Upper bounds for the two slow checks of :func:`_decode`, in one vectorised pass over the
-    UTF-8 bytes (4 MiB at a time, so the scan's own memory stays small): whether brackets
-    *anywhere*, strings included, nest deeper than ``limit``; whether a digit is followed by
-    ``e``/``E`` and ``+`` or a digit, or a digit run reaches 200. False means the exact check
-    (:func:`_deeper_than`, :data:`_MAYBE_HUGE`) cannot hit, so it is skipped."""
+class _Scan(NamedTuple):
+    deep: bool
+    """Brackets outside strings nest deeper than the limit."""
+    exponent: bool
+    """A digit is followed by ``e``/``E`` and then ``+`` or a digit."""
+    digits: int
+    """Longest run of digits (capped near 200: runs are measured within overlapping windows)."""
+    int_digits: int
+    """Longest digit run that may be an int (see :func:`_longest_int_run`)."""
+
+
+def _quick_scan(text: str, limit: int) -> _Scan:
+    """Upper bounds for the slow checks of :func:`_decode`, in one vectorised pass over the
+    UTF-8 bytes (4 MiB at a time, so the scan's own memory stays small). When ``deep`` is
+    False, :func:`_deeper_than` cannot hit; when ``exponent`` is False and ``digits < 200``,
+    :data:`_MAYBE_HUGE` cannot match."""
     raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
     counting = text.count("[") + text.count("{") > limit
-    deep = huge = False
-    depth = 0
+    deep = exponent = False
+    depth = digits = int_digits = 0
+    strings = (False, 0)  # inside a string at the chunk's end, trailing backslashes
     overlap = 200
     for begin in range(0, max(len(raw), 1), _SCAN_CHUNK):
         chunk = raw[begin : begin + _SCAN_CHUNK]
         if counting and not deep:
-            steps = _STEP[chunk]
-            steps = steps[steps != 0].astype(np.int32)
-            if len(steps):
-                levels = np.cumsum(steps) + depth
-                deep = bool(levels.max() > limit)
-                depth = int(levels[-1])
-        if not huge:
-            window = raw[max(begin - overlap, 0) : begin + _SCAN_CHUNK]
-            digit = (window >= ord("0")) & (window <= ord("9"))
-            exponent = (window[1:-1] == ord("e")) | (window[1:-1] == ord("E"))
+            deep, depth, strings = _chunk_depth(chunk, limit, depth, strings)
+        window = raw[max(begin - overlap, 0) : begin + _SCAN_CHUNK]
+        digit = (window >= ord("0")) & (window <= ord("9"))
+        if not exponent:
+            e = (window[1:-1] == ord("e")) | (window[1:-1] == ord("E"))
             signed = (window[2:] == ord("+")) | digit[2:]
-            huge = bool((digit[:-2] & exponent & signed).any())
-            huge = huge or _longest_run(digit) >= overlap
-        if deep and huge:
-            break
-    return deep, huge
+            exponent = bool((digit[:-2] & e & signed).any())
+        digits = max(digits, _longest_run(digit))
+        int_digits = max(int_digits, _longest_int_run(window, digit))
+    return _Scan(deep, exponent, digits, int_digits)
+
+
+def _chunk_depth(
+    chunk: np.ndarray, limit: int, depth: int, strings: tuple[bool, int]
+) -> tuple[bool, int, tuple[bool, int]]:
+    """Bracket depth over one chunk of UTF-8 bytes, brackets inside strings not counted.
+
+    A quote opens or closes a string unless an odd run of backslashes precedes it. ``depth``
+    and ``strings`` (inside a string, trailing backslashes) carry over from the chunk before.
+    Returns (deeper than ``limit``, depth at the end, carry for the next chunk)."""
+    inside, carried = strings
+    quotes = np.flatnonzero(chunk == ord('"'))
+    if len(quotes):
+        after_backslash = chunk[np.maximum(quotes - 1, 0)] == ord("\\")
+        if quotes[0] == 0:
+            after_backslash[0] = carried > 0
+        escaped = [
+            i
+            for i in np.flatnonzero(after_backslash)
+            if _backslashes(chunk, quotes[i], carried) % 2
+        ]
+        toggles = np.delete(quotes, escaped) if escaped else quotes
+    else:
+        toggles = quotes
+    brackets = np.flatnonzero(_STEP[chunk])
+    outside = (np.searchsorted(toggles, brackets) % 2 == 1) == inside
+    steps = _STEP[chunk[brackets[outside]]].astype(np.int32)
+    deep = False
+    if len(steps):
+        levels = np.cumsum(steps) + depth
+        deep = bool(levels.max() > limit)
+        depth = int(levels[-1])
+    inside = inside != (len(toggles) % 2 == 1)
+    carried = _backslashes(chunk, len(chunk), carried)
+    return deep, depth, (inside, carried)
+
+
+def _backslashes(chunk: np.ndarray, end: int, carried: int) -> int:
+    """Backslashes right before ``chunk[end]`` (``carried`` more when the run reaches back into
+    the chunk before). A walk: runs of backslashes are short."""
+    start = end
+    while start > 0 and chunk[start - 1] == ord("\\"):
+        start -= 1
+    return end - start + (carried if start == 0 else 0)
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of every run of True in a boolean array."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], mask, [False])).view(np.int8)))
+    return edges[::2], edges[1::2]
 
 
 def _longest_run(mask: np.ndarray) -> int:
     """Length of the longest run of True in a boolean array."""
-    if not mask.any():
+    starts, ends = _runs(mask)
+    return int((ends - starts).max(initial=0))
+
+
+def _longest_int_run(window: np.ndarray, digit: np.ndarray) -> int:
+    """Longest digit run that may be a JSON int: not after a ``.`` and not before ``.``, ``e``
+    or ``E`` (fraction and mantissa digits of floats are never ints)."""
+    starts, ends = _runs(digit)
+    if not len(starts):
         return 0
-    edges = np.flatnonzero(np.diff(np.concatenate(([False], mask, [False])).view(np.int8)))
-    return int((edges[1::2] - edges[::2]).max())
+    before = np.where(starts > 0, window[np.maximum(starts - 1, 0)], 0)
+    after = np.where(ends < len(window), window[np.minimum(ends, len(window) - 1)], 0)
+    floaty = (before == ord(".")) | (after == ord(".")) | (after == ord("e")) | (after == ord("E"))
+    return int((ends - starts)[~floaty].max(initial=0))
 
 
 def _has_huge_int(text: str) -> bool:
@@ -368,7 +453,7 @@ def _validate(model: type[M], data: Any, source: str, prefix: tuple[int | str, .
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {_json_type(data)}")
     try:
-        with gc_paused():
+        with gc_paused(keep=True):
             return model.model_validate(fold_keys(model, data))
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
