@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/inference.py
 	$(BIN)/python bench/frames.py
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/ray.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check agenteval_nb tests bench

@@ -16,11 +16,11 @@ from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
 from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
 from .engine.run import EngineOptions, plan_runs, positive_int, run_evaluation
-from .engine.sync import sync_twin
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import Source, load_evalset, load_metrics
 from .schema import EvalMetric, EvalSet
+from .syncio import sync_twin
 
 EvalSetInput = Source | EvalSet
 """An eval set, or a path / JSON text / dict to load one from."""

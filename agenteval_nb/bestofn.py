@@ -53,10 +53,10 @@ import pandas as pd
 
 from .analysis.run import EvalRun
 from .api import evaluate_async
-from .engine.sync import sync_twin
 from .evaluators.registry import Registry
 from .io import load_metrics
 from .schema import EvalCaseResult, EvalMetric, EvalStatus, Invocation, Message
+from .syncio import sync_twin
 
 __all__ = ["BestOfNError", "BestOfNResult", "best_of_n", "best_of_n_async"]
 

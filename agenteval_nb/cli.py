@@ -1,43 +1,412 @@
-"""The ``agenteval`` command (also ``python -m agenteval_nb``).
+"""The ``agenteval`` command (also ``python -m agenteval_nb``): evaluation a CI job can gate on.
 
-``agenteval demo [--out DIR]``  evaluate the bundled demo data offline and write the outputs.
-``agenteval evaluate EVALSET... --metrics FILE [--out DIR]``  evaluate eval set files.
-``agenteval report RESULT.json [-o report.html]``  write the single-file HTML report of a result.
+Commands (``agenteval COMMAND --help`` for the options):
+
+* ``run EVALSET... --metrics M [--agent module:obj] [--runs N] [--out DIR] [--report FILE]
+  [--store URL] [--junit FILE] [--fail-under RATE]`` — evaluate; a summary table on stdout,
+  progress and file paths on stderr;
+* ``evaluate`` — ``run`` writing ``OUT/<evalSetId>.evalset_result.json`` and ``OUT/report.html``
+  (``--out`` defaults to ``out``), as before;
+* ``report RESULT|DIR`` or ``report --store URL --app APP [--result-id ID]`` — HTML reports;
+* ``passk RESULT --k 1 5 10`` — pass@k / pass^k of a multi-run result;
+* ``compare A B`` — paired comparison per metric (``ae.compare``);
+* ``convert IN OUT`` — a google-adk / trpc-agent-python eval set or ``test_config.json`` to the
+  Go format (writing the ADK format is not supported);
+* ``demo`` — the bundled demo, offline.
+
+Exit codes: 0 success (``run``: the evaluation passed), 1 the evaluation failed its thresholds,
+2 a usage or configuration error (a message, no traceback), 3 an unexpected failure (a
+traceback; ``AGENTEVAL_DEBUG=1`` also shows tracebacks for the others).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import inspect
+import json
+import math
 import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+from . import demo
+from .adk import looks_like_adk_config
+from .analysis.compare import compare
+from .analysis.load import RunCollection, as_run, load_run
+from .analysis.run import EvalRun
+from .api import evaluate
+from .errors import ConfigError, FormatError
+from .io import load_evalset, load_metrics, save_evalset, save_metrics
+from .report import export_html
+from .report.junit import write_junit
+from .secrets import redact
+from .stores import LocalResultStore, ResultStore, SQLResultStore, StoreBackendError
+from .stores.locator import safe_name
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+ERRORS_SHOWN = 5
+"""Case errors listed under the summary table."""
 
 
-def _write_outputs(run: object, out: Path) -> None:
-    print(run.summary_text())  # type: ignore[attr-defined]
+class UsageError(Exception):
+    """A user mistake the CLI reports as ``error: …`` with exit code 2."""
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------ arguments
+
+
+def pass_rate_arg(text: str) -> float:
+    """``--fail-under``: a rate in [0, 1] (``0.9``) or a percentage (``90%``)."""
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a rate: {text!r} (e.g. 0.9 or 90%)") from None
+    if not 0.0 <= value <= 1.0 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"a rate between 0 and 1 (or 0% to 100%), got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def load_object(spec: str) -> Any:
+    """The agent named by ``module:attr`` (or ``path/to/file.py:attr``; ``attr`` may be dotted).
+
+    A class is instantiated without arguments and a function whose parameters all have
+    defaults is called (a factory); any other object — an agent function ``text -> str``, a turn
+    function, an object with ``run_turn`` — is the agent itself.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"--agent {spec!r}: expected module:object (e.g. my_agents:agent)")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_file():
+                raise UsageError(f"--agent {spec!r}: no file {path}")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if module_spec is None or module_spec.loader is None:
+                raise UsageError(f"--agent {spec!r}: cannot import {path}")
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            if "" not in sys.path and os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())  # like `python -m`: modules of the working dir
+            module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--agent {spec!r}: cannot import {module_name!r}: {exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"--agent {spec!r}: {module_name!r} has no {attr!r}") from None
+    if inspect.isclass(obj) or (callable(obj) and _is_factory(obj)):
+        obj = obj()
+    return obj
+
+
+def _is_factory(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(
+        p.default is not inspect.Parameter.empty
+        or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        for p in params
+    )
+
+
+def open_result_store(target: str) -> ResultStore:
+    """``--store``: a database URL (``sqlite:///…``, ``mysql+pymysql://…``) or a folder."""
+    if "://" in target:
+        return SQLResultStore(target)
+    return LocalResultStore(target)
+
+
+# ------------------------------------------------------------------------------ output
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned text table."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    return "\n".join(lines)
+
+
+def pass_rate(run: EvalRun) -> tuple[int, int]:
+    """(passed, total) over the case results of every run; errors and skips count as not
+    passed."""
+    counts = run.case_status_counts()
+    return counts.get("passed", 0), sum(counts.values())
+
+
+def gate(run: EvalRun, fail_under: float | None) -> tuple[bool, str]:
+    """Whether ``run`` passes the CI gate, and the sentence saying why.
+
+    Without ``fail_under``: the result's overall status must be ``passed``; with it: the pass
+    rate (passed case results / all case results) must be at least ``fail_under``.
+    """
+    passed, total = pass_rate(run)
+    rate = passed / total if total else 0.0
+    shown = f"pass rate {rate:.1%} ({passed}/{total} case results passed)"
+    if total == 0:
+        return False, "FAILED: no case results"
+    if fail_under is not None:
+        ok = rate >= fail_under
+        return ok, f"{'PASSED' if ok else 'FAILED'}: {shown}, required {fail_under:.1%}"
+    summary = run.result.summary
+    status = summary.overall_status if summary is not None else None
+    ok = status == "passed"
+    return ok, f"{'PASSED' if ok else 'FAILED'}: overall status {status or 'n/a'}, {shown}"
+
+
+def summary_table(run: EvalRun) -> str:
+    counts = run.case_status_counts()
+    thresholds: dict[str, float | None] = {}
+    for case in run.result.eval_case_results or ():
+        for metric in case.overall_eval_metric_results or ():
+            thresholds.setdefault(metric.metric_name or "", metric.threshold)
+    rows = [
+        [
+            name,
+            passed,
+            evaluated,
+            f"{passed / evaluated:.1%}" if evaluated else "n/a",
+            thresholds.get(name),
+        ]
+        for name, (passed, evaluated) in run.metric_pass_rates().items()
+    ]
+    head = (
+        f"eval set {run.result.eval_set_id}: {sum(counts.values())} case results over "
+        f"{run.num_runs} run(s) — passed {counts.get('passed', 0)}, failed "
+        f"{counts.get('failed', 0)}, not evaluated {counts.get('not_evaluated', 0)}"
+    )
+    body = table(["metric", "passed", "evaluated", "rate", "threshold"], rows)
+    notes = [f"warning: {w}" for w in run.warnings]
+    errors = [c for c in run.result.eval_case_results or () if c.error_message]
+    for case in errors[:ERRORS_SHOWN]:
+        notes.append(f"error: {case.eval_id} [run {case.run_id or 1}]: {case.error_message}")
+    if len(errors) > ERRORS_SHOWN:
+        notes.append(f"… {len(errors) - ERRORS_SHOWN} more case results with errors")
+    return redact("\n".join([head, body, *notes]))
+
+
+# ------------------------------------------------------------------------------ commands
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    sets = [load_evalset(path) for path in args.evalsets]
+    metrics = load_metrics(args.metrics)
+    agent = load_object(args.agent) if args.agent else None
+    store = open_result_store(args.store) if args.store else None
+    try:
+        run = evaluate(
+            sets if len(sets) > 1 else sets[0],
+            metrics,
+            agent=agent,
+            num_runs=args.runs,
+            app_name=args.app,
+            result_store=store,
+            progress=not args.quiet,
+        )
+    finally:
+        if store is not None:
+            store.close()
+    print(summary_table(run))
+    if store is not None:
+        _err(f"stored: {store!r} {run.app_name}/{run.info.get('saved_result_id')}")
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        name = safe_name(run.result.eval_set_id or "evalset") + ".evalset_result.json"
+        _err(f"result: {run.save(out / name)}")
+    report = Path(args.report) if args.report else None
+    if report is None and args.html_in_out and out is not None:
+        report = out / "report.html"
+    if report is not None:
+        _err(f"report: {run.to_html(report)}")
+    if args.junit:
+        _err(f"junit: {write_junit(run, args.junit)}")
+    ok, verdict = gate(run, args.fail_under)
+    print(verdict)
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def _runs_from_args(args: argparse.Namespace) -> tuple[list[tuple[str, EvalRun]], bool]:
+    """The runs a ``report`` / ``passk`` names, and whether the source was a collection."""
+    if args.store:
+        if args.result or not args.app:
+            raise UsageError("--store needs --app APP (and no RESULT argument)")
+        store = open_result_store(args.store)
+        try:
+            if args.result_id:
+                return [(args.result_id, load_run(store, args.app, args.result_id))], False
+            runs = RunCollection.from_store(store, args.app)
+        finally:
+            store.close()
+        if len(runs) == 0:
+            raise UsageError(f"no results of app {args.app!r} in {store!r}")
+        return [(safe_name(key), run) for key, run in runs.items()], True
+    if not args.result:
+        raise UsageError("give a RESULT file or folder, or --store URL --app APP")
+    if not Path(args.result).exists():
+        raise UsageError(f"{args.result}: file not found")
+    loaded = load_run(args.result)
+    if isinstance(loaded, RunCollection):
+        if len(loaded) == 0:
+            raise UsageError(f"{args.result}: no *.evalset_result.json files")
+        return loaded.items(), len(loaded) > 1
+    return [("", loaded)], False
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    runs, many = _runs_from_args(args)
+    if not many:
+        key, run = runs[0]
+        if args.output:
+            out = Path(args.output)
+        elif args.store:
+            out = Path(f"{key}.html")
+        else:
+            out = Path(args.result).with_suffix(".html")
+        print(export_html(run, out, title=args.title, max_cases=args.max_cases))
+        return EXIT_OK
+    folder = Path(args.output or (args.result if args.result else "reports"))
+    for key, run in runs:
+        print(export_html(run, folder / f"{key}.html", title=args.title, max_cases=args.max_cases))
+    return EXIT_OK
+
+
+def _cmd_passk(args: argparse.Namespace) -> int:
+    runs, many = _runs_from_args(args)
+    if many:
+        raise UsageError("passk takes one result; give a file, or --result-id with --store")
+    run = runs[0][1]
+    df = run.pass_at_k_df(ks=args.k, backend="polars")
+    if args.json:
+        rows = [
+            {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+            for row in df.to_dicts()
+        ]
+        print(json.dumps(rows, default=str, allow_nan=False, indent=2))  # NaN ⇒ null
+        return EXIT_OK
+    overall = {r["k"]: r for r in df.iter_rows(named=True) if r["level"] == "overall"}
+    reference = {r["k"]: r for r in df.iter_rows(named=True) if r["level"] == "eval_set"}
+    rows = [
+        [
+            k,
+            overall[k]["n_cases"],
+            overall[k]["pass_at_k"],
+            overall[k]["pass_at_k_se"],
+            overall[k]["pass_hat_k_unbiased"],
+            overall[k]["pass_hat_k_unbiased_se"],
+            reference[k]["pass_at_k"],
+        ]
+        for k in args.k
+    ]
+    print(f"eval set {run.result.eval_set_id}: {run.num_runs} run(s)")
+    header = ["k", "cases", "pass@k", "se", "pass^k", "se", "eval-set pass@k"]
+    print(table(header, rows))
+    return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    try:
+        run_a, run_b = as_run(args.a, "agenteval compare"), as_run(args.b, "agenteval compare")
+    except TypeError as exc:
+        raise UsageError(str(exc)) from None
+    result = compare(run_a, run_b, by=args.by, labels=(args.label_a, args.label_b))
+    stats = result.stats
+    rows = [
+        [
+            r["metric_name"],
+            r["n"],
+            r["mean_diff"],
+            r["se"],
+            f"[{_cell(r['ci_low'])}, {_cell(r['ci_high'])}]",
+            r["n_flipped"],
+            r["mcnemar_p"],
+        ]
+        for r in stats.to_dict("records")
+    ]
+    print(f"{args.label_a} = {args.a}\n{args.label_b} = {args.b}   (diff = A − B, by {args.by})")
+    header = ["metric", "n", "mean diff", "se", "95% CI", "flipped", "McNemar p"]
+    print(table(header, rows))
+    if args.csv:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        result.frame.to_csv(args.csv, index=False)
+        _err(f"frame: {args.csv}")
+    return EXIT_OK
+
+
+def _kind_of(path: str) -> str:
+    """``"metrics"`` for a metrics array or a google-adk ``test_config.json``, else
+    ``"evalset"``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "evalset"  # the eval set loader says what is wrong
+    if looks_like_adk_config(data):
+        return "metrics"
+    metric_keys = ("metricName", "metric_name")
+    if isinstance(data, list) and data and all(isinstance(d, dict) for d in data):
+        return "metrics" if all(any(k in d for k in metric_keys) for d in data) else "evalset"
+    return "evalset"
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    if not Path(args.input).is_file():
+        raise UsageError(f"{args.input}: file not found")
+    kind = args.kind or _kind_of(args.input)
+    if kind == "metrics":
+        metrics = load_metrics(args.input)
+        path = save_metrics(metrics, args.output)
+        print(f"{path}: {len(metrics)} metric(s) in the Go format")
+    else:
+        eval_set = load_evalset(args.input)
+        path = save_evalset(eval_set, args.output)
+        print(f"{path}: eval set {eval_set.eval_set_id} ({len(eval_set.eval_cases or [])} cases)")
+    return EXIT_OK
+
+
+def _write_outputs(run: EvalRun, out: Path) -> None:
+    print(run.summary_text())
     out.mkdir(parents=True, exist_ok=True)
-    result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")  # type: ignore[attr-defined]
-    report_path = run.to_html(out / "report.html")  # type: ignore[attr-defined]
+    result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")
+    report_path = run.to_html(out / "report.html")
     print(f"result: {result_path}")
     print(f"report: {report_path}")
-
-
-def _evaluate_and_write(
-    evalsets: list[Path], metrics: Path, out: Path, progress: bool, **kwargs: object
-) -> int:
-    from .api import evaluate
-
-    run = evaluate([str(p) for p in evalsets], str(metrics), progress=progress, **kwargs)
-    _write_outputs(run, out)
-    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Run both demos (see :mod:`agenteval_nb.demo`): the recorded runs → OUT/report.html, the
     live offline agent → OUT/agent/report.html."""
-    from . import demo
-
     out = Path(args.out)
     judge = not args.no_judge
     progress = not args.quiet
@@ -54,57 +423,161 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         base_url = local_url or os.environ["OPENAI_BASE_URL"]
         agent_run = demo.agent_demo(out / "agent", base_url, judge=judge, progress=progress)
         _write_outputs(agent_run, out / "agent")
-    return 0
+    return EXIT_OK
 
 
-def _cmd_evaluate(args: argparse.Namespace) -> int:
-    return _evaluate_and_write(
-        [Path(p) for p in args.evalsets], Path(args.metrics), Path(args.out), not args.quiet
+# ------------------------------------------------------------------------------ parser
+
+
+def _add_run_arguments(p: argparse.ArgumentParser, *, legacy: bool) -> None:
+    p.add_argument(
+        "evalsets",
+        nargs="+",
+        metavar="EVALSET",
+        help="eval set file(s); several = recorded runs 1..N of one eval set",
     )
+    p.add_argument(
+        "--metrics", required=True, metavar="M", help="metrics file (or ADK test_config.json)"
+    )
+    p.add_argument(
+        "--agent",
+        metavar="MODULE:OBJ",
+        help="agent under test: an agent object, "
+        "class or factory function (module:obj or path/file.py:obj)",
+    )
+    p.add_argument(
+        "--runs", type=positive_int, default=1, metavar="N", help="runs per case (default 1)"
+    )
+    p.add_argument("--app", help="app name (default: the first case's sessionInput.appName)")
+    p.add_argument(
+        "--out",
+        default="out" if legacy else None,
+        metavar="DIR",
+        help="write DIR/<evalSetId>.evalset_result.json"
+        + (" and DIR/report.html (default: out)" if legacy else ""),
+    )
+    p.add_argument("--report", metavar="FILE", help="write the HTML report to FILE")
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="save the result in a store: a database URL "
+        "(sqlite:///evals.db, mysql+pymysql://…, ${ENV} expanded) or a folder",
+    )
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per case × run)")
+    p.add_argument(
+        "--fail-under",
+        type=pass_rate_arg,
+        metavar="RATE",
+        help="pass when the pass "
+        "rate (passed/all case results) is at least RATE (0.9 or 90%%) instead of "
+        "requiring the overall status passed",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run, html_in_out=legacy)
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    from .analysis.load import as_run
-    from .report import export_html
+def _add_source_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "result",
+        nargs="?",
+        metavar="RESULT",
+        help="a .evalset_result.json file or a folder of them",
+    )
+    p.add_argument(
+        "--store", metavar="URL", help="read from a result store (database URL or folder)"
+    )
+    p.add_argument("--app", help="app name in the store")
+    p.add_argument("--result-id", help="one result of the store (default: all of the app)")
 
-    try:
-        run = as_run(args.result, "agenteval report")
-    except TypeError as exc:  # a folder with several results
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    out = Path(args.output) if args.output else Path(args.result).with_suffix(".html")
-    print(export_html(run, out, title=args.title, max_cases=args.max_cases))
-    return 0
 
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenteval",
+        description="Evaluate LLM agents (trpc-agent-go evaluation format) and gate CI on it.",
+        epilog="exit codes: 0 passed/ok, 1 evaluation failed its thresholds, 2 usage or "
+        "configuration error, 3 unexpected failure",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser("run", help="evaluate eval sets; exit 1 when below the thresholds")
+    _add_run_arguments(run, legacy=False)
+    ev = sub.add_parser(
+        "evaluate", help="run, writing the result and report to --out (default out)"
+    )
+    _add_run_arguments(ev, legacy=True)
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="agenteval", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="evaluate the bundled demo data offline")
-    demo.add_argument("--out", default="out", help="output folder (default: out)")
-    demo.add_argument("--quiet", action="store_true", help="no progress bar")
-    demo.add_argument("--no-judge", action="store_true", help="deterministic metrics only")
-    demo.set_defaults(func=_cmd_demo)
-    ev = sub.add_parser("evaluate", help="evaluate eval set files (several = recorded runs)")
-    ev.add_argument("evalsets", nargs="+")
-    ev.add_argument("--metrics", required=True)
-    ev.add_argument("--out", default="out")
-    ev.add_argument("--quiet", action="store_true")
-    ev.set_defaults(func=_cmd_evaluate)
-    rep = sub.add_parser("report", help="write the single-file HTML report of a result file")
-    rep.add_argument("result", help="a .evalset_result.json file (or a folder with one)")
-    rep.add_argument("-o", "--output", help="report path (default: RESULT with .html)")
+    rep = sub.add_parser("report", help="write single-file HTML reports of results")
+    _add_source_arguments(rep)
+    rep.add_argument(
+        "-o",
+        "--output",
+        help="report path (one result; default: RESULT with .html) "
+        "or folder (several results; default: the RESULT folder, or reports/)",
+    )
     rep.add_argument("--title", help="report title")
     rep.add_argument("--max-cases", type=int, help="case results with full details (default: 500)")
     rep.set_defaults(func=_cmd_report)
-    args = parser.parse_args(argv)
-    from .errors import ConfigError, FormatError
 
+    pk = sub.add_parser("passk", help="pass@k and pass^k of a multi-run result")
+    _add_source_arguments(pk)
+    pk.add_argument("--k", type=positive_int, nargs="+", default=[1], help="k values (default 1)")
+    pk.add_argument("--json", action="store_true", help="every row (per case too) as JSON")
+    pk.set_defaults(func=_cmd_passk)
+
+    cmp_ = sub.add_parser("compare", help="paired comparison of two results (A − B)")
+    cmp_.add_argument("a", metavar="A", help="result file (or folder with one)")
+    cmp_.add_argument("b", metavar="B", help="result file (or folder with one)")
+    cmp_.add_argument("--by", choices=["case", "invocation"], default="case")
+    cmp_.add_argument("--label-a", default="A")
+    cmp_.add_argument("--label-b", default="B")
+    cmp_.add_argument("--csv", metavar="FILE", help="write the aligned rows as CSV")
+    cmp_.set_defaults(func=_cmd_compare)
+
+    conv = sub.add_parser(
+        "convert", help="ADK / trpc-agent-python eval set or test_config.json to the Go format"
+    )
+    conv.add_argument("input", metavar="IN")
+    conv.add_argument("output", metavar="OUT")
+    conv.add_argument("--kind", choices=["evalset", "metrics"], help="default: detected")
+    conv.set_defaults(func=_cmd_convert)
+
+    dm = sub.add_parser("demo", help="evaluate the bundled demo data offline")
+    dm.add_argument("--out", default="out", help="output folder (default: out)")
+    dm.add_argument("--quiet", action="store_true", help="no progress bar")
+    dm.add_argument("--no-judge", action="store_true", help="deterministic metrics only")
+    dm.set_defaults(func=_cmd_demo)
+    return parser
+
+
+USER_ERRORS = (
+    UsageError,
+    ConfigError,
+    FormatError,
+    ValueError,
+    OSError,
+    KeyError,
+    StoreBackendError,
+)
+"""Reported as ``error: …`` with exit code 2 (``FileNotFoundError`` and the stores'
+``NotFoundError`` included)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (ConfigError, FormatError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except USER_ERRORS as exc:
+        if os.environ.get("AGENTEVAL_DEBUG"):
+            traceback.print_exc()
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        _err(f"error: {text}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception:
+        traceback.print_exc()
+        _err("agenteval: unexpected failure (exit 3)")
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from .adk import (
     looks_like_adk_test,
 )
 from .errors import FormatError
-from .schema import EvalMetric, EvalSet, EvalSetResult
+from .schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
 from .schema.base import WireModel, wire_fields
 from .schema.keys import fold_keys
 from .schema.metric import is_api_key_name
@@ -488,6 +488,14 @@ def load_evalset(src: Source | EvalSet) -> EvalSet:
         data = adk_to_evalset(data, source)
     _check_kind("eval set", data, source)
     return _validate(EvalSet, data, source)
+
+
+def load_case(src: Source | EvalCase) -> EvalCase:
+    """Load one eval case in the Go format (an object with ``evalId``), e.g. a stored row."""
+    if isinstance(src, EvalCase):
+        return src
+    data, source = _read(src)
+    return _validate(EvalCase, data, source)
 
 
 def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:

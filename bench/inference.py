@@ -17,11 +17,9 @@ answer. Everything runs through ``ae.evaluate`` with ``progress=False``.
      (the floor: what calling the agent costs);
    * ``evaluate only``: the same turns evaluated as a trace-mode eval set (the agent's answers
      recorded as the actual turns, no agent): the evaluate phase, summary and result building;
-   * ``with agent``: the default-mode set with the zero-latency agent.
-
-   * ``agent, frozen``: the same after ``gc.collect(); gc.freeze()`` (an experiment: with an
-     agent the engine leaves the cyclic GC on, and its full collections rescan the loaded eval
-     set; freezing moves what exists before the run out of their sight).
+   * ``with agent``: the default-mode set with the zero-latency agent (the engine freezes the
+     objects that exist before an agent run for the cyclic GC, so its collections do not rescan
+     the loaded eval set).
 
    Printed per turn: wall / turns for each, and the **inference overhead** =
    (with agent − evaluate only − bare) / turns in µs (target ≤ 200 µs), i.e. what running an
@@ -39,7 +37,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
-import gc
 import math
 import pstats
 import time
@@ -188,18 +185,6 @@ def overhead(args: argparse.Namespace, es: ae.EvalSet, traced: ae.EvalSet, n: in
         )
         check(run, args.cases)
         keep("with agent", wall, cpu)
-        gc.collect()
-        gc.freeze()  # the eval set and modules out of the collector's sight (see docstring)
-        try:
-            wall, cpu, run = timed(
-                lambda: ae.evaluate(
-                    es, METRICS, agent=instant_agent, progress=False, case_parallelism=64
-                )
-            )
-        finally:
-            gc.unfreeze()
-        check(run, args.cases)
-        keep("agent, frozen", wall, cpu)
     print(f"overhead: zero-latency agent, {n} turns, case_parallelism=64, best of {args.rounds}")
     for name, (wall, cpu) in best.items():
         print(f"  {name:<14} {wall * 1e6 / n:7.1f} µs/turn wall  {cpu * 1e6 / n:7.1f} µs/turn CPU")
@@ -209,8 +194,6 @@ def overhead(args: argparse.Namespace, es: ae.EvalSet, traced: ae.EvalSet, n: in
         f"  inference overhead {extra * 1e6 / n:7.1f} µs/turn wall  "
         f"{extra_cpu * 1e6 / n:7.1f} µs/turn CPU (target ≤ 200)"
     )
-    frozen = best["agent, frozen"][0] - best["evaluate only"][0] - best["bare"][0]
-    print(f"  inference overhead with gc.freeze() first {frozen * 1e6 / n:7.1f} µs/turn wall")
 
 
 def profile(es: ae.EvalSet, top: int = 25) -> None:

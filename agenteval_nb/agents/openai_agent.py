@@ -168,6 +168,11 @@ class OpenAIAgent:
             }
             if tools:
                 request["tools"] = tools
+            if turn.output_schema is not None:
+                request["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": turn.output_schema},
+                }
             completion = await client.chat.completions.create(**request)
             message = self._message(completion, turn)
             if not message.tool_calls:
@@ -201,9 +206,7 @@ class OpenAIAgent:
             )
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list):
-            raise AgentModelError(
-                f"the agent model answered {type(completion).__name__}, not a chat completion"
-            )
+            raise AgentModelError("the agent model's answer is not a chat completion (no choices)")
         if not choices:
             raise AgentModelError("no choices in response")
         raw = choices[0].message

@@ -39,9 +39,9 @@ from typing import Any
 
 import pydantic
 
-from ..engine.sync import run_sync
 from ..schema import Invocation, Message, message_text
 from ..secrets import redact
+from ..syncio import run_sync
 from .base import Agent, agent_name, as_agent
 from .recordings import FileTarget, RecordedTurn, target_of, writer_for
 from .tools import ToolBox, ToolSpec

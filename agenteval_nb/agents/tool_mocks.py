@@ -16,17 +16,19 @@ compare as strings. The first match answers with its static ``result`` or the ge
 output; no match ⇒ the tool fails with ``tool "<n>" configured for mock but no rule matched``
 (``: <last mismatch>`` appended when there was one).
 
-Generator: the tool-mock agent gets the rule's prompt as a system context message and the raw
-call arguments (``{}`` when empty) as the user message; its final text is JSON-decoded
-(non-JSON text is kept as text; empty text or ``null`` is an error).
+Generator: the tool-mock agent gets the rule's prompt as a system context message, the raw
+call arguments (``{}`` when empty) as the user message and, when the mocked tool declares a
+result type that is a JSON object, its schema as ``turn.output_schema`` (``OpenAIAgent`` sends
+it as structured output); its final text is JSON-decoded (non-JSON text is kept as text; empty
+text or ``null`` is an error).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..criteria.jsoncmp import json_reason
@@ -103,6 +105,8 @@ class ToolMockInterceptor:
     rules: Sequence[ToolMockTool]
     generator: Agent | None = None
     side: str = "actual"
+    output_schemas: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    """Result schemas of the agent's tools by name (the generator's structured output)."""
 
     async def __call__(self, name: str, arguments: Any) -> Any:
         candidates = [(i, r) for i, r in enumerate(self.rules) if (r.name or "").strip() == name]
@@ -117,14 +121,16 @@ class ToolMockInterceptor:
             note = {"side": self.side, "rule": index}
             if rule.llm_generator is not None:
                 note["kind"] = "llmGenerator"
-                result = await self._generate(rule, arguments)
+                result = await self._generate(rule, arguments, self.output_schemas.get(name))
                 return Mocked(result, note)
             note["kind"] = "static"
             return Mocked(rule.result, note)
         suffix = f": {last}" if last else ""
         raise LookupError(f'tool "{name}" configured for mock but no rule matched{suffix}')
 
-    async def _generate(self, rule: ToolMockTool, arguments: Any) -> Any:
+    async def _generate(
+        self, rule: ToolMockTool, arguments: Any, schema: dict[str, Any] | None
+    ) -> Any:
         if self.generator is None:  # validated before the turn runs
             raise ToolMockError("llmGenerator requires a tool mock runner")
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
@@ -137,6 +143,7 @@ class ToolMockInterceptor:
             context_messages=[Message(role="system", content=rule.llm_generator.prompt)],  # type: ignore[union-attr]
         )
         turn = session.turn(Message(role="user", content=raw), ToolBox(), "tool-mock", 0)
+        turn.output_schema = schema
         invocation = to_invocation(await self.generator.run_turn(turn), turn)
         text = message_text(invocation.final_response).strip()
         if not text:

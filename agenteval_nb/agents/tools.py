@@ -132,6 +132,18 @@ class ToolSpec:
         schema.setdefault("properties", {})
         return schema
 
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of the tool's result when its return annotation describes a JSON
+        object (a pydantic model, a TypedDict, a dataclass …), else ``None``."""
+        annotation = inspect.signature(self.fn, eval_str=True).return_annotation
+        if annotation is inspect.Signature.empty:
+            return None
+        try:
+            schema = pydantic.TypeAdapter(annotation).json_schema()
+        except (pydantic.PydanticUserError, TypeError):
+            return None
+        return schema if schema.get("type") == "object" and schema.get("properties") else None
+
     def openai_tool(self) -> dict[str, Any]:
         """The ``tools[]`` entry of a chat-completions request."""
         function: dict[str, Any] = {"name": self.name, "parameters": self.json_schema()}

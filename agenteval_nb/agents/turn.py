@@ -35,6 +35,9 @@ class Turn:
     turn_index: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     messages: list[Message] | None = None
+    output_schema: dict[str, Any] | None = None
+    """A JSON schema the answer must follow (set for tool-mock generators when the mocked tool
+    declares its result type); agents that support structured output honour it."""
 
     @property
     def text(self) -> str:

@@ -4,8 +4,10 @@
 ``.evalset_result.json`` path, the legacy file whose whole content is a JSON string (SPEC §1.7),
 JSON text, a dict, an ``EvalSetResult`` — and computes a missing ``summary`` from the case
 results (SPEC §8.6), as older Go files have none. A directory gives a :class:`RunCollection` of
-every result file under it. Run numbers the file cannot back (``numRuns`` or a ``runId`` above
-its count of run summaries or case results) are a :class:`~agenteval_nb.errors.FormatError`.
+every result file under it; a result store (``ae.load_run(store, app, result_id)``) gives the
+stored result, or every result of the app as a :class:`RunCollection` without a result id.
+Run numbers the file cannot back (``numRuns`` or a ``runId`` above its count of run summaries or
+case results) are a :class:`~agenteval_nb.errors.FormatError`.
 
 :func:`as_run` is the one door for functions that take a run (``ae.compare``,
 ``ae.export_html``, ``ae.inspect``, ``agenteval report``): whatever ``load_run`` accepts.
@@ -25,6 +27,7 @@ from ..engine.summary import SummaryError, check_run_ids
 from ..errors import FormatError
 from ..io import Source, load_evalset, load_metrics, load_result
 from ..schema import EvalMetric, EvalSet, EvalSetResult
+from ..stores.base import ResultStore
 from .frames import SCHEMAS, frame, to_backend
 from .paired import compare_records
 from .passk import parse_pass_nc
@@ -77,10 +80,24 @@ def load_run(
 ) -> EvalRun | RunCollection: ...
 
 
+@overload
+def load_run(
+    path_or_result: ResultStore,
+    evalset: str | None = None,
+    metrics: str | None = None,
+    *,
+    app_name: str | None = None,
+    result_id: str | None = None,
+) -> EvalRun | RunCollection: ...
+
+
 def load_run(
     path_or_result: Any,
-    evalset: EvalSetArg = None,
-    metrics: MetricsArg = None,
+    evalset: Any = None,
+    metrics: Any = None,
+    *,
+    app_name: str | None = None,
+    result_id: str | None = None,
 ) -> EvalRun | RunCollection:
     """An :class:`EvalRun` from a result (file, text, dict or model), or a
     :class:`RunCollection` from a directory of ``*.evalset_result.json`` files.
@@ -88,7 +105,23 @@ def load_run(
     ``evalset`` (one or a list) and ``metrics`` are what was evaluated; they add rubric texts
     and evaluator names to the frames. A missing ``summary`` is computed (the returned run's
     ``info["summary_computed"]`` is True); the file itself is not changed.
+
+    From a :class:`~agenteval_nb.stores.ResultStore` (memory, local files, SQL):
+    ``load_run(store, app_name, result_id)`` — the two positions after the store are the app
+    and the result id (or give them as keywords, with ``evalset=`` / ``metrics=``); without a
+    result id, every result of the app as a :class:`RunCollection` keyed by result id.
     """
+    if isinstance(path_or_result, ResultStore):
+        if app_name is None:  # positional form: load_run(store, app, result_id)
+            app_name, result_id, evalset, metrics = evalset, result_id or metrics, None, None
+        if not isinstance(app_name, str) or not app_name:
+            raise TypeError("load_run(store, app_name, result_id=None) needs an app name")
+        if result_id is None:
+            return RunCollection.from_store(path_or_result, app_name, evalset, metrics)
+        run = load_run(path_or_result.get(app_name, result_id), evalset, metrics)
+        run.app_name = app_name  # type: ignore[union-attr]
+        run.info["source"] = f"{path_or_result!r}: {app_name}/{result_id}"  # type: ignore[union-attr]
+        return run
     if _is_dir(path_or_result):
         return RunCollection.from_dir(path_or_result, evalset=evalset, metrics=metrics)
     sets = _evalsets(evalset)
@@ -199,6 +232,24 @@ class RunCollection(Sequence[EvalRun]):
             if stems.count(stem) > 1:
                 key = path.relative_to(root).as_posix()[: -len(RESULT_SUFFIX)]
             runs[key] = load_run(path, evalset=sets or None, metrics=metric_list or None)  # type: ignore[assignment]
+        return cls(runs)
+
+    @classmethod
+    def from_store(
+        cls,
+        store: ResultStore,
+        app_name: str,
+        evalset: EvalSetArg = None,
+        metrics: MetricsArg = None,
+    ) -> RunCollection:
+        """Every result of ``app_name`` in a result store, keyed by result id (sorted)."""
+        sets = _evalsets(evalset)
+        metric_list = load_metrics(metrics) if metrics is not None else []  # type: ignore[arg-type]
+        runs: dict[str, EvalRun] = {}
+        for result_id in store.list(app_name):
+            run = load_run(store.get(app_name, result_id), sets or None, metric_list or None)
+            run.app_name = app_name  # type: ignore[union-attr]
+            runs[result_id] = run  # type: ignore[assignment]
         return cls(runs)
 
     def keys(self) -> list[str]:

@@ -53,24 +53,30 @@ async def run_case(
 
 
 @runtime_checkable
-class CaseExecutor(Protocol):
-    """Runs :func:`run_case` somewhere else.
-
-    ``open(job, context)`` before the run's first case, ``run(case, session_id)`` per case (a
-    case lost beyond retries comes back as a failed result naming why), ``close()`` after the
-    run (it also hands usage totals gathered remotely back to ``context``). ``in_flight(d)``:
-    how many cases to keep in flight, given the engine's default ``d``.
-    """
-
-    def in_flight(self, default: int) -> int: ...
-
-    async def open(self, job: CaseJob, context: EvaluationContext) -> None: ...
+class CaseRunner(Protocol):
+    """The cases of one run on an executor: ``run`` per case (a case lost beyond retries comes
+    back as a failed result naming why), ``close`` after the run's last case (it also hands the
+    usage totals gathered remotely back to the run's context)."""
 
     async def run(
         self, case: EvalCase, session_id: str
     ) -> tuple[InferenceResult, EvalCaseResult]: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class CaseExecutor(Protocol):
+    """Runs :func:`run_case` somewhere else.
+
+    ``open(job, context)`` before a run's first case returns that run's :class:`CaseRunner`
+    (runs of one evaluation may be open at the same time); ``in_flight(d)``: how many cases to
+    keep in flight, given the engine's default ``d``.
+    """
+
+    def in_flight(self, default: int) -> int: ...
+
+    async def open(self, job: CaseJob, context: EvaluationContext) -> CaseRunner: ...
 
 
 def describe(obj: Any) -> str:

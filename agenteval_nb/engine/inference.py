@@ -102,10 +102,11 @@ def _static_turns(case: EvalCase) -> list[Invocation]:
 
 
 def _interceptors(
-    turns: Sequence[Invocation], side: str, setup: AgentSetup
+    turns: Sequence[Invocation], side: str, setup: AgentSetup, agent: Agent
 ) -> list[ToolMockInterceptor | None]:
     """Per turn, the tool-mock interceptor of ``toolMock.<side>`` (validated), or ``None``."""
     out: list[ToolMockInterceptor | None] = []
+    schemas: dict[str, dict[str, Any]] | None = None
     for index, turn in enumerate(turns):
         rules = getattr(turn.tool_mock, side, None) if turn.tool_mock is not None else None
         if not rules:
@@ -115,7 +116,13 @@ def _interceptors(
             validate_rules(rules, generator_available=setup.tool_mock_agent is not None)
         except ToolMockError as exc:
             raise InferenceError(f"turn {index + 1}: {exc}") from exc
-        out.append(ToolMockInterceptor(rules, setup.tool_mock_agent, side))
+        if schemas is None:
+            schemas = {}
+            for spec in agent.tools:
+                schema = spec.output_schema()
+                if schema is not None:
+                    schemas[spec.name] = schema
+        out.append(ToolMockInterceptor(rules, setup.tool_mock_agent, side, schemas))
     return out
 
 
@@ -173,7 +180,7 @@ async def run_turns(
     ``turns[i].toolMock.<mock_side>`` rules intercept that turn's tool calls. Raises
     :class:`InferenceError` naming the 1-based turn when a turn fails.
     """
-    mocks = _interceptors(turns, mock_side, setup)
+    mocks = _interceptors(turns, mock_side, setup, agent)
     session = _session(case, session_id)
     loop = asyncio.get_running_loop()
     captured: list[Invocation] = []

@@ -348,7 +348,7 @@ async def _run_once(
             await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
         except Exception as exc:
             return await evaluate_one(index, _failed_inference(case, session_id, str(exc)))
-        inference, result = await executor.run(case, session_id)  # type: ignore[union-attr]
+        inference, result = await runner.run(case, session_id)  # type: ignore[union-attr]
         try:
             await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
         except Exception as exc:
@@ -361,6 +361,7 @@ async def _run_once(
     pool = case_pool_size(options)
     callbacks = options.callbacks
     between_phases = bool(callbacks) and any(callbacks.has(p) for p in _BETWEEN_PHASES)  # type: ignore[union-attr]
+    runner = None
     if executor is not None:
         if between_phases:
             raise EvaluationError(
@@ -369,7 +370,7 @@ async def _run_once(
             )
         pool = executor.in_flight(pool)
         job = CaseJob(app_name, set_id, run_id, plan, options.case_aggregator, options.agents)
-        await executor.open(job, options.context)
+        runner = await executor.open(job, options.context)
     try:
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_SET)
@@ -401,8 +402,8 @@ async def _run_once(
     except _PhaseError as exc:
         raise EvaluationError(f"run {run_id} {exc.phase}: {exc.cause}") from exc.cause
     finally:
-        if executor is not None:
-            await executor.close()
+        if runner is not None:
+            await runner.close()
     return results
 
 

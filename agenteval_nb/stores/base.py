@@ -10,9 +10,12 @@ hold for every implementation:
   and a ``FileNotFoundError``); a taken id raises
   :class:`~agenteval_nb.stores.errors.AlreadyExistsError` (a ``ValueError``); an empty required
   id raises ``ValueError``;
-* stores are safe to share between threads.
+* stores are safe to share between threads;
+* the SQL backends also enforce the Go tables' unique keys (no two cases of one ``evalId`` in a
+  set, no two metrics of one name), see :mod:`agenteval_nb.stores.sql`.
 
-Stores are context managers; :meth:`close` releases resources (a no-op for memory and files).
+Stores are context managers; :meth:`close` releases resources (a no-op for memory and files;
+the SQL stores' connections).
 """
 
 from __future__ import annotations
@@ -160,3 +163,7 @@ class ResultStore(_Closable, ABC):
     @abstractmethod
     def list(self, app_name: str) -> builtins.list[str]:
         """Ids of the app's results (an unknown app ⇒ ``[]``)."""
+
+    def list_results(self, app_name: str) -> builtins.list[str]:
+        """:meth:`list` under a name that says what is listed."""
+        return self.list(app_name)

@@ -26,7 +26,13 @@ from .base import (
     ResultLike,
     ResultStore,
 )
-from .errors import AlreadyExistsError, NotFoundError
+from .errors import (
+    case_exists,
+    case_not_found,
+    evalset_exists,
+    metric_exists,
+    metric_not_found,
+)
 
 
 class _Locked:
@@ -42,10 +48,6 @@ def _case_index(eval_set: EvalSet, eval_id: str) -> int | None:
         if case.eval_id == eval_id:
             return i
     return None
-
-
-def _case_not_found(app_name: str, eval_set_id: str, eval_id: str) -> NotFoundError:
-    return NotFoundError(f"eval case {app_name}.{eval_set_id}.{eval_id} not found")
 
 
 class DocumentEvalSetStore(_Locked, EvalSetStore):
@@ -76,7 +78,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
         rules.require(eval_set_id, "eval set id")
         with self._lock:
             if self._exists(app_name, eval_set_id):
-                raise AlreadyExistsError(f"eval set {app_name}.{eval_set_id} already exists")
+                raise evalset_exists(app_name, eval_set_id)
             eval_set = rules.new_evalset(eval_set_id, self._clock)
             self._write(app_name, eval_set_id, eval_set.model_copy(deep=True))
         return eval_set
@@ -113,7 +115,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
             eval_set = self._read(app_name, eval_set_id)
         index = _case_index(eval_set, eval_id)
         if index is None:
-            raise _case_not_found(app_name, eval_set_id, eval_id)
+            raise case_not_found(app_name, eval_set_id, eval_id)
         return (eval_set.eval_cases or [])[index]
 
     def add_case(self, app_name: str, eval_set_id: str, case: CaseLike) -> EvalCase:
@@ -123,9 +125,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
         with self._lock:
             eval_set = self._read(app_name, eval_set_id)
             if _case_index(eval_set, stored.eval_id) is not None:
-                raise AlreadyExistsError(
-                    f"eval case {app_name}.{eval_set_id}.{stored.eval_id} already exists"
-                )
+                raise case_exists(app_name, eval_set_id, stored.eval_id)
             eval_set.eval_cases = [*(eval_set.eval_cases or []), stored.model_copy(deep=True)]
             self._write(app_name, eval_set_id, eval_set)
         return stored
@@ -138,7 +138,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
             eval_set = self._read(app_name, eval_set_id)
             index = _case_index(eval_set, stored.eval_id)
             if index is None:
-                raise _case_not_found(app_name, eval_set_id, stored.eval_id)
+                raise case_not_found(app_name, eval_set_id, stored.eval_id)
             cases = list(eval_set.eval_cases or [])
             cases[index] = stored
             eval_set.eval_cases = cases
@@ -152,7 +152,7 @@ class DocumentEvalSetStore(_Locked, EvalSetStore):
             eval_set = self._read(app_name, eval_set_id)
             index = _case_index(eval_set, eval_id)
             if index is None:
-                raise _case_not_found(app_name, eval_set_id, eval_id)
+                raise case_not_found(app_name, eval_set_id, eval_id)
             cases = list(eval_set.eval_cases or [])
             del cases[index]
             eval_set.eval_cases = cases
@@ -164,10 +164,6 @@ def _metric_index(metrics: builtins.list[EvalMetric], name: str) -> int | None:
         if metric.metric_name == name:
             return i
     return None
-
-
-def _metric_not_found(app_name: str, eval_set_id: str, name: str) -> NotFoundError:
-    return NotFoundError(f"metric {app_name}.{eval_set_id}.{name} not found")
 
 
 class DocumentMetricStore(_Locked, MetricStore):
@@ -189,7 +185,7 @@ class DocumentMetricStore(_Locked, MetricStore):
         metrics = self.get_all(app_name, eval_set_id)
         index = _metric_index(metrics, metric_name)
         if index is None:
-            raise _metric_not_found(app_name, eval_set_id, metric_name)
+            raise metric_not_found(app_name, eval_set_id, metric_name)
         return metrics[index]
 
     def get_all(self, app_name: str, eval_set_id: str) -> builtins.list[EvalMetric]:
@@ -205,9 +201,7 @@ class DocumentMetricStore(_Locked, MetricStore):
         with self._lock:
             metrics = self._read(app_name, eval_set_id)
             if _metric_index(metrics, stored.metric_name) is not None:
-                raise AlreadyExistsError(
-                    f"metric {app_name}.{eval_set_id}.{stored.metric_name} already exists"
-                )
+                raise metric_exists(app_name, eval_set_id, stored.metric_name)
             self._write(app_name, eval_set_id, [*metrics, stored])
 
     def update(self, app_name: str, eval_set_id: str, metric: MetricLike) -> None:
@@ -218,7 +212,7 @@ class DocumentMetricStore(_Locked, MetricStore):
             metrics = self._read(app_name, eval_set_id)
             index = _metric_index(metrics, stored.metric_name)
             if index is None:
-                raise _metric_not_found(app_name, eval_set_id, stored.metric_name)
+                raise metric_not_found(app_name, eval_set_id, stored.metric_name)
             metrics[index] = stored
             self._write(app_name, eval_set_id, metrics)
 
@@ -230,7 +224,7 @@ class DocumentMetricStore(_Locked, MetricStore):
             metrics = self._read(app_name, eval_set_id)
             index = _metric_index(metrics, metric_name)
             if index is None:
-                raise _metric_not_found(app_name, eval_set_id, metric_name)
+                raise metric_not_found(app_name, eval_set_id, metric_name)
             del metrics[index]
             self._write(app_name, eval_set_id, metrics)
 

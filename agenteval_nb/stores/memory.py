@@ -10,7 +10,7 @@ import builtins
 
 from ..schema import EvalMetric, EvalSet, EvalSetResult
 from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
-from .errors import NotFoundError
+from .errors import evalset_not_found, result_not_found
 from .rules import Clock
 
 
@@ -28,7 +28,7 @@ class InMemoryEvalSetStore(DocumentEvalSetStore):
         try:
             return self._sets[app_name][eval_set_id].model_copy(deep=True)
         except KeyError:
-            raise NotFoundError(f"eval set {app_name}.{eval_set_id} not found") from None
+            raise evalset_not_found(app_name, eval_set_id) from None
 
     def _exists(self, app_name: str, eval_set_id: str) -> bool:
         return eval_set_id in self._sets.get(app_name, {})
@@ -38,7 +38,7 @@ class InMemoryEvalSetStore(DocumentEvalSetStore):
 
     def _remove(self, app_name: str, eval_set_id: str) -> None:
         if not self._exists(app_name, eval_set_id):
-            raise NotFoundError(f"eval set {app_name}.{eval_set_id} not found")
+            raise evalset_not_found(app_name, eval_set_id)
         del self._sets[app_name][eval_set_id]
 
     def _ids(self, app_name: str) -> builtins.list[str]:
@@ -77,9 +77,7 @@ class InMemoryResultStore(DocumentResultStore):
         try:
             return self._results[app_name][eval_set_result_id].model_copy(deep=True)
         except KeyError:
-            raise NotFoundError(
-                f"eval set result {app_name}.{eval_set_result_id} not found"
-            ) from None
+            raise result_not_found(app_name, eval_set_result_id) from None
 
     def _write(self, app_name: str, result: EvalSetResult) -> None:
         key = result.eval_set_result_id or ""

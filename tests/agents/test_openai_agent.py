@@ -267,3 +267,18 @@ def test_constructor_validation() -> None:
         OpenAIAgent("m", tools=[lambda x: x])
     with pytest.raises(ValueError, match="two tools"):
         OpenAIAgent("m", tools=[get_weather, get_weather])
+
+
+def test_agent_pickles_without_its_http_clients() -> None:
+    """An agent travels to other processes (Ray workers): clients are rebuilt there."""
+    import pickle
+
+    with FakeOpenAIServer(handler=weather_model) as server:
+        agent = OpenAIAgent("m", tools=[get_weather], base_url=server.base_url, api_key=KEY)
+        es = evalset(default_case("c", [("weather in Paris?", "21 degrees in Paris")]))
+        ae.evaluate(es, metrics(), agent=agent, progress=False)  # clients were created
+        copy = pickle.loads(pickle.dumps(agent))
+        run = ae.evaluate(es, metrics(), agent=copy, progress=False)
+    assert run.result.eval_case_results[0].final_eval_status == "passed"
+    assert [t.name for t in copy.tools] == ["get_weather"]
+    assert copy.secrets() == (KEY,)

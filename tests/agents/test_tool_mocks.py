@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 from _agent_builders import default_case, evalset, metrics
+from pydantic import BaseModel
 
 import agenteval_nb as ae
 from agenteval_nb.agents import FunctionAgent, Turn
 from agenteval_nb.agents.tool_mocks import ToolMockError, ToolMockInterceptor, validate_rules
 from agenteval_nb.agents.tools import NOT_INTERCEPTED, Mocked
 from agenteval_nb.schema import ToolMockTool
+from agenteval_nb.testing import FakeOpenAIServer, completion, tool_call
 
 SEEDS = Path(__file__).resolve().parents[2] / "data" / "seeds"
 
@@ -295,3 +297,101 @@ def test_expected_runner_uses_expected_mocks() -> None:
     assert per_turn.expected_invocation.tools[0].mock["side"] == "expected"
     assert per_turn.actual_invocation.tools[0].mock["side"] == "actual"
     assert run.result.eval_case_results[0].final_eval_status == "passed"
+
+
+class Hotel(BaseModel):
+    name: str
+    stars: int
+
+
+def find_hotel(city: str) -> Hotel:
+    """Find a hotel (must not run when mocked)."""
+    raise AssertionError("the real tool ran")
+
+
+def test_openai_agent_tool_calls_are_mocked_and_generators_get_the_result_schema() -> None:
+    """Mocks apply to OpenAIAgent's own tool loop; an llmGenerator rule calls the tool-mock
+    agent with the mocked tool's result schema as structured output."""
+    case = default_case("c", [("find a hotel in Oslo", "Fjord Inn (4 stars)")])
+    case["conversation"][0]["toolMock"] = {
+        "actual": [
+            {
+                "name": "find_hotel",
+                "arguments": {"expected": {"city": "Paris"}},
+                "result": {"name": "Static", "stars": 3},
+            },
+            {"name": "find_hotel", "llmGenerator": {"prompt": "Invent a plausible hotel."}},
+        ]
+    }
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        last = request["messages"][-1]
+        if request["model"] == "generator":
+            return completion(json.dumps({"name": "Fjord Inn", "stars": 4}))
+        if last["role"] == "tool":
+            hotel = json.loads(last["content"])
+            return completion(f"{hotel['name']} ({hotel['stars']} stars)")
+        return completion(None, tool_calls=[tool_call("call-1", "find_hotel", {"city": "Oslo"})])
+
+    with FakeOpenAIServer(handler=model) as server:
+        agent = ae.agents.OpenAIAgent("agent", tools=[find_hotel], base_url=server.base_url)
+        generator = ae.agents.OpenAIAgent("generator", base_url=server.base_url)
+        run = ae.evaluate(
+            evalset(case), metrics(), agent=agent, tool_mock_agent=generator, progress=False
+        )
+        generator_request = next(r for r in server.chat_requests if r["model"] == "generator")
+    result = run.result.eval_case_results[0]
+    assert result.final_eval_status == "passed", result.error_message
+    call = result.eval_metric_result_per_invocation[0].actual_invocation.tools[0]
+    assert call.mock == {"side": "actual", "rule": 1, "kind": "llmGenerator"}
+    assert call.result == {"name": "Fjord Inn", "stars": 4}
+    schema = generator_request["response_format"]["json_schema"]["schema"]
+    assert schema["properties"].keys() == {"name", "stars"}
+    assert generator_request["messages"][0] == {
+        "role": "system",
+        "content": "Invent a plausible hotel.",
+    }
+    assert generator_request["messages"][-1]["content"] == '{"city": "Oslo"}'
+
+
+def test_trace_mode_expected_runner_replays_actual_turns_with_the_conversation_mocks() -> None:
+    """SPEC §8.3/§8.8: in trace mode the ExpectedRunner gets the recorded actual turns, each
+    with the toolMock of the aligned conversation turn (user content from the actual turn)."""
+    user = {"role": "user", "content": "recorded question"}
+    case = {
+        "evalId": "t",
+        "evalMode": "trace",
+        "expectedRunnerEnabled": True,
+        "sessionInput": {"appName": "a", "userId": "u"},
+        "actualConversation": [
+            {"userContent": user, "finalResponse": {"role": "assistant", "content": "sunny"}}
+        ],
+        "conversation": [
+            {
+                "userContent": {"role": "user", "content": "planned question"},
+                "toolMock": {
+                    "expected": [{"name": "get_weather", "result": {"condition": "sunny"}}]
+                },
+            }
+        ],
+    }
+    seen: list[str] = []
+
+    def expected(turn: Turn) -> str:
+        seen.append(turn.text)
+        return turn.tools.call("get_weather", {"city": "Shenzhen", "date": "2026-07-01"})[
+            "condition"
+        ]
+
+    run = ae.evaluate(
+        evalset(case),
+        metrics(),
+        expected_agent=FunctionAgent(expected, tools=[get_weather]),
+        progress=False,
+        session_id_factory=lambda: "S",
+    )
+    result = run.result.eval_case_results[0]
+    assert result.final_eval_status == "passed", result.error_message
+    assert seen == ["recorded question"]
+    tool = result.eval_metric_result_per_invocation[0].expected_invocation.tools[0]
+    assert tool.mock == {"side": "expected", "rule": 0, "kind": "static"}

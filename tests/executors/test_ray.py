@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -34,6 +35,22 @@ def local_ray():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+
+
+@pytest.fixture
+def executor_factory():
+    """``make(**options)`` -> a RayExecutor whose workers are stopped after the test (each
+    worker holds one of the instance's two CPUs)."""
+    made: list[ae.RayExecutor] = []
+
+    def make(**options) -> ae.RayExecutor:
+        executor = ae.RayExecutor(**options)
+        made.append(executor)
+        return executor
+
+    yield make
+    for executor in made:
+        executor.shutdown()
 
 
 async def upper_agent(text: str) -> str:
@@ -78,7 +95,7 @@ def verdicts(run: ae.EvalRun) -> list[tuple]:
     ]
 
 
-def test_ray_gives_the_same_results_as_local_and_gathers_usage() -> None:
+def test_ray_gives_the_same_results_as_local_and_gathers_usage(executor_factory) -> None:
     ids = iter(range(10_000))
     with FakeOpenAIServer(handler=heuristic_handler) as server:
         kwargs = dict(agent=upper_agent, num_runs=2, cache=False, progress=False)
@@ -92,7 +109,7 @@ def test_ray_gives_the_same_results_as_local_and_gathers_usage() -> None:
         remote = ae.evaluate(
             CASES,
             judge_metrics(server.base_url),
-            executor=ae.RayExecutor(workers=2),
+            executor=executor_factory(workers=2),
             session_id_factory=lambda: f"s{next(ids)}",
             **kwargs,
         )
@@ -104,7 +121,7 @@ def test_ray_gives_the_same_results_as_local_and_gathers_usage() -> None:
     assert remote.info["judge_usage"]["calls"] == local.info["judge_usage"]["calls"] == 48
 
 
-def test_judge_concurrency_is_shared_between_workers() -> None:
+def test_judge_concurrency_is_shared_between_workers(executor_factory) -> None:
     with FakeOpenAIServer(handler=heuristic_handler, latency_s=0.05) as server:
         ae.evaluate(
             CASES,
@@ -113,7 +130,7 @@ def test_judge_concurrency_is_shared_between_workers() -> None:
             cache=False,
             progress=False,
             judge_concurrency=4,
-            executor=ae.RayExecutor(workers=2, max_in_flight=12),
+            executor=executor_factory(workers=2, max_in_flight=12),
         )
         assert 1 <= server.max_in_flight <= 4
 
@@ -141,25 +158,27 @@ def _with_marker(tmp_path: Path) -> ae.EvalSet:
     return evalset(*cases)
 
 
-def test_a_killed_worker_loses_only_its_case_which_is_retried(tmp_path: Path) -> None:
+def test_a_killed_worker_loses_only_its_case_which_is_retried(
+    tmp_path: Path, executor_factory
+) -> None:
     run = ae.evaluate(
         _with_marker(tmp_path),
         [EXACT_FINAL],
         agent=dying_agent,
         progress=False,
-        executor=ae.RayExecutor(workers=2, max_retries=2),
+        executor=executor_factory(workers=2, max_retries=2),
     )
     assert [r.final_eval_status for r in run.result.eval_case_results] == ["passed"] * 6
     assert (tmp_path / "c3-0").exists()  # the worker really died once
 
 
-def test_a_case_lost_beyond_retries_fails_alone(tmp_path: Path) -> None:
+def test_a_case_lost_beyond_retries_fails_alone(tmp_path: Path, executor_factory) -> None:
     run = ae.evaluate(
         _with_marker(tmp_path),
         [EXACT_FINAL],
         agent=always_dying_agent,
         progress=False,
-        executor=ae.RayExecutor(workers=2, max_retries=1, max_in_flight=2),
+        executor=executor_factory(workers=2, max_retries=1, max_in_flight=2),
     )
     statuses = {
         r.eval_id: (r.final_eval_status, r.error_message) for r in run.result.eval_case_results
@@ -170,7 +189,7 @@ def test_a_case_lost_beyond_retries_fails_alone(tmp_path: Path) -> None:
 
 class Unpicklable:
     name = "holder of a lock"
-    tools: list = []
+    tools: ClassVar[list] = []
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -179,7 +198,7 @@ class Unpicklable:
         return turn.text
 
 
-def test_an_agent_that_cannot_travel_is_named() -> None:
+def test_an_agent_that_cannot_travel_is_named(executor_factory) -> None:
     with pytest.raises(
         TypeError,
         match=r"the agent \(Unpicklable 'holder of a lock'\) cannot be sent to Ray workers",
@@ -189,11 +208,11 @@ def test_an_agent_that_cannot_travel_is_named() -> None:
             [EXACT_FINAL],
             agent=Unpicklable(),
             progress=False,
-            executor=ae.RayExecutor(workers=1),
+            executor=executor_factory(workers=1),
         )
 
 
-def test_between_phase_callbacks_need_the_local_executor() -> None:
+def test_between_phase_callbacks_need_the_local_executor(executor_factory) -> None:
     callbacks = ae.Callbacks().register("AfterInferenceSet", lambda e: None)
     with pytest.raises(ae.EvaluationError, match="executor='local'"):
         ae.evaluate(
@@ -202,11 +221,11 @@ def test_between_phase_callbacks_need_the_local_executor() -> None:
             agent=upper_agent,
             callbacks=callbacks,
             progress=False,
-            executor=ae.RayExecutor(workers=1),
+            executor=executor_factory(workers=1),
         )
 
 
-def test_case_callbacks_fire_in_the_driver() -> None:
+def test_case_callbacks_fire_in_the_driver(executor_factory) -> None:
     seen: list[tuple[str, str]] = []
     callbacks = ae.Callbacks()
     for point in (
@@ -222,7 +241,7 @@ def test_case_callbacks_fire_in_the_driver() -> None:
         agent=upper_agent,
         callbacks=callbacks,
         progress=False,
-        executor=ae.RayExecutor(workers=1),
+        executor=executor_factory(workers=1),
     )
     assert [p for p, _ in seen] == [
         "BeforeInferenceCase",

@@ -69,14 +69,29 @@ def test_add_rejects_duplicates_and_empty_names(backend):
     assert backend.metrics.get("app", "s", "m").threshold == 0.1
 
 
+def _save_with_a_duplicate(backend) -> bool:
+    """Save ``m, x, m``; False when the backend refuses duplicates (SQL unique key)."""
+    duplicated = [_metric("m", 0.1), _metric("x"), _metric("m", 0.9)]
+    if backend.unique_keys:
+        backend.metrics.save_all("app", "s", [_metric("kept")])
+        with pytest.raises(AlreadyExistsError, match="'m'"):
+            backend.metrics.save_all("app", "s", duplicated)
+        assert backend.metrics.list("app", "s") == ["kept"]  # nothing written
+        return False
+    backend.metrics.save_all("app", "s", duplicated)
+    return True
+
+
 def test_get_returns_the_first_match(backend):
-    backend.metrics.save_all("app", "s", [_metric("m", 0.1), _metric("x"), _metric("m", 0.9)])
+    if not _save_with_a_duplicate(backend):
+        return
     assert backend.metrics.list("app", "s") == ["m", "x", "m"]
     assert backend.metrics.get("app", "s", "m").threshold == 0.1
 
 
 def test_update_replaces_the_first_match(backend):
-    backend.metrics.save_all("app", "s", [_metric("m", 0.1), _metric("x"), _metric("m", 0.9)])
+    if not _save_with_a_duplicate(backend):
+        return
     backend.metrics.update("app", "s", _metric("m", 0.3))
     assert [m.threshold for m in backend.metrics.get_all("app", "s")] == [0.3, 0.5, 0.9]
     with pytest.raises(NotFoundError):
@@ -86,7 +101,8 @@ def test_update_replaces_the_first_match(backend):
 
 
 def test_delete_removes_the_first_match(backend):
-    backend.metrics.save_all("app", "s", [_metric("m", 0.1), _metric("x"), _metric("m", 0.9)])
+    if not _save_with_a_duplicate(backend):
+        return
     backend.metrics.delete("app", "s", "m")
     assert [(m.metric_name, m.threshold) for m in backend.metrics.get_all("app", "s")] == [
         ("x", 0.5),

@@ -1,4 +1,6 @@
-"""Run the async engine from synchronous code, in a script or inside Jupyter.
+"""Blocking code around the async core: run coroutines from scripts and notebooks, and sync
+twins that show their async function's signature (a room below every other: agents, engine,
+analysis and the front door all use it).
 
 With no running event loop the coroutine runs with :func:`asyncio.run`. Inside a running loop
 (a Jupyter cell) it runs on a private loop in a worker thread, and the caller blocks until it

@@ -1,4 +1,4 @@
-"""Sync twins (engine/sync.py): the blocking function shows its async twin's signature and docs."""
+"""Sync twins (agenteval_nb/syncio.py): the blocking function shows its async twin's signature and docs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import inspect
 import pydoc
 
 import agenteval_nb as ae
-from agenteval_nb.engine.sync import sync_twin
+from agenteval_nb.syncio import sync_twin
 
 
 def test_evaluate_has_the_signature_of_evaluate_async():
