@@ -757,27 +757,36 @@ def dumps(model: BaseModel | list[BaseModel]) -> str:
 
 
 def _result_chunks(result: EvalSetResult) -> Iterator[str]:
-    """The result file text in pieces, one case result at a time (bounded memory).
+    """The result file text in pieces: :func:`_model_chunks` of the result, then a newline."""
+    yield from _model_chunks(result, 0)
+    yield "\n"
 
-    The pieces concatenate to :func:`dumps` of the result.
+
+def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:
+    """JSON of ``model`` in pieces, as it stands ``level`` containers deep: a list of models
+    (case results, case summaries) goes out :data:`_BATCH` models at a time and a nested model
+    field is split the same way, so memory stays bounded by a batch, never by the file.
+
+    The pieces concatenate to :func:`_model_text` of the model (a test pins the two together).
     """
+    pad = "  " * (level + 1)
     first = True
     yield "{"
-    for key, value in _model_items(result).items():
-        yield ("\n" if first else ",\n") + f"  {_string(key)}: "
+    for key, value in _model_items(model).items():
+        yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
         first = False
-        if key == "evalCaseResults" and isinstance(value, list) and value:
+        if value and isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
+            inner = "\n" + pad + "  "
             yield "["
             for start in range(0, len(value), _BATCH):
-                texts = _models_text(value[start : start + _BATCH], 2)
-                lead = ",\n    " if start else "\n    "
-                yield lead + ",\n    ".join(texts)
-            yield "\n  ]"
+                texts = _models_text(value[start : start + _BATCH], level + 2)
+                yield ("," if start else "") + inner + ("," + inner).join(texts)
+            yield "\n" + pad + "]"
         elif isinstance(value, BaseModel):
-            yield _model_text(value, 1)
+            yield from _model_chunks(value, level + 1)
         else:
-            yield _encode(_plain(value)).replace("\n", "\n  ")
-    yield "\n}\n" if not first else "}\n"
+            yield _encode(_plain(value)).replace("\n", "\n" + pad)
+    yield "\n" + "  " * level + "}" if not first else "}"
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
