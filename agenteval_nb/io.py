@@ -22,11 +22,13 @@ import re
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
+import numpy as np
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
@@ -196,15 +198,30 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
     Rejected, each as a :class:`FormatError` with the JSON path and line: ``NaN`` and
     ``Infinity``; numbers outside the float64 range (``1e999``; Python would read ``inf``);
     nesting deeper than ``max_depth`` arrays/objects.
+
+    Bulk path: orjson, which refuses all three by itself, when no digit run is long enough for
+    an int that orjson would read as a float (:data:`_EXACT_INT_DIGITS`). Whatever orjson
+    refuses goes through the stdlib decoder with the checks, which names the problem.
     """
     if not text.strip():
         raise FormatError(source, "$", "a JSON document, got an empty file", line=1)
-    if _deeper_than(text, max_depth):
+    with gc_paused(keep=True):  # millions of acyclic objects: collections cost 3× the parse
+        return _decode_checked(text, source, max_depth)
+
+
+def _decode_checked(text: str, source: str, max_depth: int) -> Any:
+    scan = _quick_scan(text, max_depth)
+    if scan.deep and _deeper_than(text, max_depth):
         found = _locate(text, lambda token, depth: token in "[{" and depth > max_depth)
         if found is not None:
             raise FormatError(source, found[0], _too_deep(max_depth), line=found[1])
+    if scan.int_digits < _EXACT_INT_DIGITS:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # the exact path below names the problem (or reads lone surrogates)
     hooks: dict[str, Any] = {}
-    if _MAYBE_HUGE.search(text):
+    if (scan.exponent or scan.digits >= 200) and _MAYBE_HUGE.search(text):
         hooks = {"parse_float": _checked_float, "parse_int": _checked_int}
     try:
         return json.loads(text, parse_constant=_reject_constant, **hooks)
@@ -227,6 +244,11 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
         raise FormatError(source, "$", _too_deep(max_depth)) from None
 
 
+_EXACT_INT_DIGITS = 20
+"""Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
+decoder keeps them exact."""
+
+
 def _too_deep(limit: int) -> str:
     return f"arrays/objects nested at most {limit} levels deep"
 
@@ -234,6 +256,125 @@ def _too_deep(limit: int) -> str:
 def _out_of_range(literal: str) -> str:
     shown = literal if len(literal) <= 40 else literal[:37] + "..."
     return f"a number within the float64 range (got {shown})"
+
+
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
+_SCAN_CHUNK = 1 << 22
+
+
+class _Scan(NamedTuple):
+    deep: bool
+    """Brackets outside strings nest deeper than the limit."""
+    exponent: bool
+    """A digit is followed by ``e``/``E`` and then ``+`` or a digit."""
+    digits: int
+    """Longest run of digits (capped near 200: runs are measured within overlapping windows)."""
+    int_digits: int
+    """Longest digit run that may be an int (see :func:`_longest_int_run`)."""
+
+
+def _quick_scan(text: str, limit: int) -> _Scan:
+    """Upper bounds for the slow checks of :func:`_decode`, in one vectorised pass over the
+    UTF-8 bytes (4 MiB at a time, so the scan's own memory stays small). When ``deep`` is
+    False, :func:`_deeper_than` cannot hit; when ``exponent`` is False and ``digits < 200``,
+    :data:`_MAYBE_HUGE` cannot match."""
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    counting = text.count("[") + text.count("{") > limit
+    deep = exponent = False
+    depth = digits = int_digits = 0
+    strings = (False, 0)  # inside a string at the chunk's end, trailing backslashes
+    overlap = 200
+    for begin in range(0, max(len(raw), 1), _SCAN_CHUNK):
+        chunk = raw[begin : begin + _SCAN_CHUNK]
+        if counting and not deep:
+            deep, depth, strings = _chunk_depth(chunk, limit, depth, strings)
+        window = raw[max(begin - overlap, 0) : begin + _SCAN_CHUNK]
+        digit = (window >= ord("0")) & (window <= ord("9"))
+        if not exponent:
+            e = (window[1:-1] == ord("e")) | (window[1:-1] == ord("E"))
+            signed = (window[2:] == ord("+")) | digit[2:]
+            exponent = bool((digit[:-2] & e & signed).any())
+        digits = max(digits, _longest_run(digit))
+        int_digits = max(int_digits, _longest_int_run(window, digit))
+    return _Scan(deep, exponent, digits, int_digits)
+
+
+def _chunk_depth(
+    chunk: np.ndarray, limit: int, depth: int, strings: tuple[bool, int]
+) -> tuple[bool, int, tuple[bool, int]]:
+    """Bracket depth over one chunk of UTF-8 bytes, brackets inside strings not counted.
+
+    A quote opens or closes a string unless an odd run of backslashes precedes it. ``depth``
+    and ``strings`` (inside a string, trailing backslashes) carry over from the chunk before.
+    Returns (deeper than ``limit``, depth at the end, carry for the next chunk)."""
+    inside, carried = strings
+    quotes = np.flatnonzero(chunk == ord('"'))
+    if len(quotes):
+        after_backslash = chunk[np.maximum(quotes - 1, 0)] == ord("\\")
+        if quotes[0] == 0:
+            after_backslash[0] = carried > 0
+        escaped = [
+            i
+            for i in np.flatnonzero(after_backslash)
+            if _backslashes(chunk, quotes[i], carried) % 2
+        ]
+        toggles = np.delete(quotes, escaped) if escaped else quotes
+    else:
+        toggles = quotes
+    brackets = np.flatnonzero(_STEP[chunk])
+    outside = (np.searchsorted(toggles, brackets) % 2 == 1) == inside
+    steps = _STEP[chunk[brackets[outside]]].astype(np.int32)
+    deep = False
+    if len(steps):
+        levels = np.cumsum(steps) + depth
+        deep = bool(levels.max() > limit)
+        depth = int(levels[-1])
+    inside = inside != (len(toggles) % 2 == 1)
+    carried = _backslashes(chunk, len(chunk), carried)
+    return deep, depth, (inside, carried)
+
+
+def _backslashes(chunk: np.ndarray, end: int, carried: int) -> int:
+    """Backslashes right before ``chunk[end]`` (``carried`` more when the run reaches back into
+    the chunk before). A walk: runs of backslashes are short."""
+    start = end
+    while start > 0 and chunk[start - 1] == ord("\\"):
+        start -= 1
+    return end - start + (carried if start == 0 else 0)
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of every run of True in a boolean array."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], mask, [False])).view(np.int8)))
+    return edges[::2], edges[1::2]
+
+
+def _longest_run(mask: np.ndarray) -> int:
+    """Length of the longest run of True in a boolean array."""
+    starts, ends = _runs(mask)
+    return int((ends - starts).max(initial=0))
+
+
+def _longest_int_run(window: np.ndarray, digit: np.ndarray) -> int:
+    """Longest digit run that may be a JSON int: not after a ``.`` and not before ``.``, ``e``
+    or ``E`` (fraction and mantissa digits of floats are never ints)."""
+    starts, ends = _runs(digit)
+    if not len(starts):
+        return 0
+    before = np.where(starts > 0, window[np.maximum(starts - 1, 0)], 0)
+    after = np.where(ends < len(window), window[np.minimum(ends, len(window) - 1)], 0)
+    floaty = (before == ord(".")) | (after == ord(".")) | (after == ord("e")) | (after == ord("E"))
+    return int((ends - starts)[~floaty].max(initial=0))
+
+
+def _has_huge_int(text: str) -> bool:
+    """Whether ``text`` holds a run of 309+ digits (an int beyond float64 may be written)."""
+    if len(text) < 309:
+        return False
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return _longest_run((raw >= ord("0")) & (raw <= ord("9"))) >= 309
 
 
 def _deeper_than(text: str, limit: int) -> bool:
@@ -312,7 +453,7 @@ def _validate(model: type[M], data: Any, source: str, prefix: tuple[int | str, .
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {_json_type(data)}")
     try:
-        with gc_paused():
+        with gc_paused(keep=True):
             return model.model_validate(fold_keys(model, data))
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
@@ -469,7 +610,6 @@ def escape_surrogates(text: str) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_HUGE_INT = re.compile("[0-9]{309}")
 
 
 def _model_text(model: BaseModel, level: int = 0) -> str:
@@ -478,14 +618,30 @@ def _model_text(model: BaseModel, level: int = 0) -> str:
     pydantic's encoder first; when it cannot (lone surrogates, nesting beyond its depth limit)
     the iterative encoder of :func:`_encode` writes the same document.
     """
-    try:
-        text = model.model_dump_json(by_alias=True, exclude_none=True, indent=2)
-    except PydanticSerializationError:
-        text = _encode(_plain(model))
-    else:
-        if _HUGE_INT.search(text):  # an int beyond float64: our loader would refuse the file
-            text = _encode(_plain(model))
-    return text.replace("\n", "\n" + "  " * level) if level else text
+    return _models_text([model], level)[0]
+
+
+_BATCH = 256
+"""Models encoded per batch by :func:`_models_text` (one digit-run check per batch)."""
+
+
+def _models_text(models: Sequence[BaseModel], level: int = 0) -> list[str]:
+    """:func:`_model_text` of each model. The check for an int beyond float64 (which pydantic
+    writes as digits and our loader would refuse) runs once over the batch's joined text, and
+    per model only when the batch has one."""
+    texts: list[str | None] = []
+    for model in models:
+        try:
+            texts.append(model.model_dump_json(by_alias=True, exclude_none=True, indent=2))
+        except PydanticSerializationError:
+            texts.append(None)
+    if _has_huge_int("\n".join(t for t in texts if t is not None)):
+        texts = [None if t is None or _has_huge_int(t) else t for t in texts]
+    out = [_encode(_plain(m)) if t is None else t for m, t in zip(models, texts, strict=True)]
+    if level:
+        pad = "\n" + "  " * level
+        out = [t.replace("\n", pad) for t in out]
+    return out
 
 
 def _model_items(model: BaseModel) -> dict[str, Any]:
@@ -594,35 +750,43 @@ def dumps(model: BaseModel | list[BaseModel]) -> str:
     become ``null``, deep nesting is written iteratively.
     """
     if isinstance(model, list):
-        if not model:
-            body = "[]"
-        else:
-            body = "[\n  " + ",\n  ".join(_model_text(m, 1) for m in model) + "\n]"
+        body = "[\n  " + ",\n  ".join(_models_text(model, 1)) + "\n]" if model else "[]"
     else:
         body = _model_text(model)
     return go_escape(body) + "\n"
 
 
 def _result_chunks(result: EvalSetResult) -> Iterator[str]:
-    """The result file text in pieces, one case result at a time (bounded memory).
+    """The result file text in pieces: :func:`_model_chunks` of the result, then a newline."""
+    yield from _model_chunks(result, 0)
+    yield "\n"
 
-    The pieces concatenate to :func:`dumps` of the result.
+
+def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:
+    """JSON of ``model`` in pieces, as it stands ``level`` containers deep: a list of models
+    (case results, case summaries) goes out :data:`_BATCH` models at a time and a nested model
+    field is split the same way, so memory stays bounded by a batch, never by the file.
+
+    The pieces concatenate to :func:`_model_text` of the model (a test pins the two together).
     """
+    pad = "  " * (level + 1)
     first = True
     yield "{"
-    for key, value in _model_items(result).items():
-        yield ("\n" if first else ",\n") + f"  {_string(key)}: "
+    for key, value in _model_items(model).items():
+        yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
         first = False
-        if key == "evalCaseResults" and isinstance(value, list) and value:
+        if value and isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
+            inner = "\n" + pad + "  "
             yield "["
-            for j, case in enumerate(value):
-                yield ("\n    " if j == 0 else ",\n    ") + _model_text(case, 2)
-            yield "\n  ]"
+            for start in range(0, len(value), _BATCH):
+                texts = _models_text(value[start : start + _BATCH], level + 2)
+                yield ("," if start else "") + inner + ("," + inner).join(texts)
+            yield "\n" + pad + "]"
         elif isinstance(value, BaseModel):
-            yield _model_text(value, 1)
+            yield from _model_chunks(value, level + 1)
         else:
-            yield _encode(_plain(value)).replace("\n", "\n  ")
-    yield "\n}\n" if not first else "}\n"
+            yield _encode(_plain(value)).replace("\n", "\n" + pad)
+    yield "\n" + "  " * level + "}" if not first else "}"
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
@@ -635,12 +799,12 @@ def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with os.fdopen(fd, "wb") as handle:
             if isinstance(text, str):
-                handle.write(_SURROGATE.sub("\ufffd", text))
+                handle.write(_utf8(text))
             else:
                 for piece in text:
-                    handle.write(_SURROGATE.sub("\ufffd", go_escape(piece)))
+                    handle.write(_utf8(go_escape(piece)))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
@@ -649,6 +813,13 @@ def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as UTF-8, each lone surrogate written as U+FFFD (the ASCII case costs nothing)."""
+    if text.isascii():
+        return text.encode("ascii")
+    return _SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 def save_evalset(evalset: EvalSet, path: str | os.PathLike[str]) -> Path:

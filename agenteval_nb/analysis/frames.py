@@ -23,60 +23,8 @@ and are null for results without one (deterministic metrics, Go-written files), 
 comes from the result's criterion, the case rubrics of the eval set, or the metric definition,
 in that order.
 
-Columns (C cases, M metrics, I invocations, R rubrics, S samples, L logprobs):
-
-=================  =========  ======  =========================================================
-column             dtype      frames  meaning
-=================  =========  ======  =========================================================
-run_id             Int64      CMIRSL  1-based run number (``runId``)
-eval_id            String     CMIRSL  case id (``evalId``)
-eval_set_id        String     C       eval set id of the case result
-metric_name        String     MIRSL   metric name
-evaluator          String     MIRSL   evaluator name (``evaluatorName`` or ``metricName``)
-invocation_index   Int64      IRSL    0-based turn position in ``evalMetricResultPerInvocation``
-invocation_id      String     IRSL    ``invocationId`` of the actual (else expected) invocation
-rubric_id          String     R       rubric id
-call               String     S       ``sample`` (a scored judge sample) or ``extra`` (a call
-                                      made before the samples, e.g. segmentation)
-sample_index       Int64      SL      judge sample number
-candidate          String     L       ``A`` (actual response) or ``B`` (expected response)
-label              String     L       verdict label, ``A`` (best) .. ``T`` (worst)
-status             String     CMIS    ``passed``, ``failed`` or ``not_evaluated``
-score              Float64    CMIRS   score of the row's level (case, metric, turn, rubric, sample)
-threshold          Float64    MI      pass threshold (pass ⇔ score ≥ threshold)
-reason             String     MIRS    reason text of the judgement
-error              String     CS      case ``errorMessage`` / judge call error
-n_turns            Int64      C       per-invocation entries of the case result
-n_metrics          Int64      C       overall metric results of the case result
-session_id         String     C       session id used for inference
-user_id            String     C       user id used for inference
-user_text          String     I       user message of the turn
-actual_text        String     I       agent's final response (null when the invocation is absent)
-expected_text      String     I       expected final response (null when absent)
-actual_tools       List[Str]  I       names of the tools the agent called, in order
-expected_tools     List[Str]  I       names of the expected tool calls, in order
-judge_model        String     IS      judge model name
-heuristic          Boolean    IS      scored by the offline heuristic judge
-n_samples          Int64      I       judge samples of the turn
-cache_hits         Int64      I       judge samples answered from the cache
-prompt_tokens      Int64      IS      prompt tokens (I: sum over every judge call of the turn)
-completion_tokens  Int64      IS      completion tokens (I: sum over every judge call)
-latency_ms         Float64    IS      judge call latency (I: sum over every judge call)
-rubric_text        String     R       rubric text, when the metric or eval set is known
-chosen             Boolean    S       the sample picked by the samples aggregator
-cache_hit          Boolean    S       answered from the judge cache
-tokens             Int64      S       prompt + completion tokens of the call
-raw                String     S       raw judge answer
-prob               Float64    L       probability of the label (renormalised over valid labels)
-expected_score     Float64    L       expected score of the candidate's distribution
-sampled_label      String     L       label the judge actually wrote for the candidate
-valid_mass         Float64    L       probability mass on valid labels before renormalising
-entropy            Float64    L       entropy of the candidate's label distribution
-from_logprobs      Boolean    L       distribution from token logprobs (False: text fallback)
-sample_score       Float64    L       comparison score of the sample, ``0.5 + (sA − sB)/2``
-swapped_score      Float64    L       score with candidates swapped, from A's point of view
-swap_gap           Float64    L       ``sample_score − swapped_score`` (position bias)
-=================  =========  ======  =========================================================
+Columns, their dtypes and meanings: :mod:`.columns` (declared once; ``docs/frames.md``
+holds the generated table).
 """
 
 from __future__ import annotations
@@ -92,129 +40,47 @@ import pyarrow as pa
 from ..schema import EvalMetricResult, EvalSetResult, Invocation
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
 from ..settings import config
+from .columns import COLUMNS, SCHEMAS, STRS
 
 if TYPE_CHECKING:
-    from .run import EvalRun
+    from .record import RunRecord as EvalRun
 
 _STR = pl.String
 _INT = pl.Int64
 _F64 = pl.Float64
 _BOOL = pl.Boolean
-_STRS = pl.List(pl.String)
+_STRS = STRS
 _PA_STRS = pa.list_(pa.string())
 
-_INVOCATION_KEY = {"run_id": _INT, "eval_id": _STR, "invocation_index": _INT, "invocation_id": _STR}
-_METRIC_KEY = {"metric_name": _STR, "evaluator": _STR}
 
-CASES_SCHEMA: dict[str, pl.DataType] = {
-    "run_id": _INT,
-    "eval_id": _STR,
-    "eval_set_id": _STR,
-    "status": _STR,
-    "score": _F64,
-    "error": _STR,
-    "n_turns": _INT,
-    "n_metrics": _INT,
-    "session_id": _STR,
-    "user_id": _STR,
-}
-METRICS_SCHEMA: dict[str, pl.DataType] = {
-    "run_id": _INT,
-    "eval_id": _STR,
-    **_METRIC_KEY,
-    "score": _F64,
-    "threshold": _F64,
-    "status": _STR,
-    "reason": _STR,
-}
-_TURN_SCHEMA: dict[str, pl.DataType] = {
+def _pick(*names: str) -> dict[str, pl.DataType]:
+    return {name: COLUMNS[name].dtype for name in names}
+
+
+CASES_SCHEMA = SCHEMAS["cases"]
+METRICS_SCHEMA = SCHEMAS["metrics"]
+INVOCATIONS_SCHEMA = SCHEMAS["invocations"]
+RUBRICS_SCHEMA = SCHEMAS["rubrics"]
+SAMPLES_SCHEMA = SCHEMAS["samples"]
+LOGPROBS_SCHEMA = SCHEMAS["logprobs"]
+_INVOCATION_KEY = _pick("run_id", "eval_id", "invocation_index", "invocation_id")
+_TURN_SCHEMA = {
     **_INVOCATION_KEY,
-    "user_text": _STR,
-    "actual_text": _STR,
-    "expected_text": _STR,
-    "actual_tools": _STRS,
-    "expected_tools": _STRS,
+    **_pick("user_text", "actual_text", "expected_text", "actual_tools", "expected_tools"),
 }
-_RESULT_SCHEMA: dict[str, pl.DataType] = {
-    "metric_name": _STR,
-    "score": _F64,
-    "threshold": _F64,
-    "status": _STR,
-    "reason": _STR,
-}
+_RESULT_SCHEMA = _pick("metric_name", "score", "threshold", "status", "reason")
 _JUDGE_SCHEMA: dict[str, pl.DataType] = {
     "judge_evaluator": _STR,
-    "judge_model": _STR,
-    "heuristic": _BOOL,
-    "n_samples": _INT,
-    "cache_hits": _INT,
-    "prompt_tokens": _INT,
-    "completion_tokens": _INT,
-    "latency_ms": _F64,
+    **_pick(
+        "judge_model",
+        "heuristic",
+        "n_samples",
+        "cache_hits",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+    ),
 }
-INVOCATIONS_SCHEMA: dict[str, pl.DataType] = {
-    **_INVOCATION_KEY,
-    **_METRIC_KEY,
-    "score": _F64,
-    "threshold": _F64,
-    "status": _STR,
-    "reason": _STR,
-    **{k: v for k, v in _TURN_SCHEMA.items() if k not in _INVOCATION_KEY},
-    **{k: v for k, v in _JUDGE_SCHEMA.items() if k != "judge_evaluator"},
-}
-RUBRICS_SCHEMA: dict[str, pl.DataType] = {
-    **_INVOCATION_KEY,
-    **_METRIC_KEY,
-    "rubric_id": _STR,
-    "score": _F64,
-    "reason": _STR,
-    "rubric_text": _STR,
-}
-SAMPLES_SCHEMA: dict[str, pl.DataType] = {
-    **_INVOCATION_KEY,
-    **_METRIC_KEY,
-    "call": _STR,
-    "sample_index": _INT,
-    "score": _F64,
-    "status": _STR,
-    "reason": _STR,
-    "chosen": _BOOL,
-    "cache_hit": _BOOL,
-    "tokens": _INT,
-    "prompt_tokens": _INT,
-    "completion_tokens": _INT,
-    "latency_ms": _F64,
-    "error": _STR,
-    "judge_model": _STR,
-    "heuristic": _BOOL,
-    "raw": _STR,
-}
-LOGPROBS_SCHEMA: dict[str, pl.DataType] = {
-    **_INVOCATION_KEY,
-    **_METRIC_KEY,
-    "sample_index": _INT,
-    "candidate": _STR,
-    "label": _STR,
-    "prob": _F64,
-    "expected_score": _F64,
-    "sampled_label": _STR,
-    "valid_mass": _F64,
-    "entropy": _F64,
-    "from_logprobs": _BOOL,
-    "sample_score": _F64,
-    "swapped_score": _F64,
-    "swap_gap": _F64,
-}
-
-SCHEMAS: dict[str, dict[str, pl.DataType]] = {
-    "cases": CASES_SCHEMA,
-    "metrics": METRICS_SCHEMA,
-    "invocations": INVOCATIONS_SCHEMA,
-    "rubrics": RUBRICS_SCHEMA,
-    "samples": SAMPLES_SCHEMA,
-    "logprobs": LOGPROBS_SCHEMA,
-}
-"""Frame kind → column schema (names in order, polars dtypes)."""
 
 _SCALE = tuple("ABCDEFGHIJKLMNOPQRST")
 _EVALUATED = ("passed", "failed")
@@ -680,7 +546,7 @@ BUILDERS = {
     "samples": samples_frame,
     "logprobs": logprobs_frame,
 }
-"""Frame kind → builder ``(EvalRun) -> pl.DataFrame``."""
+"""Frame kind → builder ``(RunRecord) -> pl.DataFrame`` (a walk of the result model)."""
 
 
 # -- across runs ----------------------------------------------------------------------------------
@@ -708,9 +574,9 @@ def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
     if by not in ("case", "invocation"):
         raise ValueError(f'by must be "case" or "invocation", got {by!r}')
     if by == "case":
-        keys, rows = ["eval_id", "metric_name"], metrics_frame(run)
+        keys, rows = ["eval_id", "metric_name"], run.table("metrics")
     else:
-        keys, rows = ["eval_id", "invocation_index", "metric_name"], invocations_frame(run)
+        keys, rows = ["eval_id", "invocation_index", "metric_name"], run.table("invocations")
     evaluated = pl.col("status").is_in(_EVALUATED) & pl.col("score").is_not_null()
     reduced = rows.group_by(keys, maintain_order=True).agg(
         pl.col("score").filter(evaluated).mean().alias("score"),
@@ -736,11 +602,9 @@ def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
 
 
 def frame(run: EvalRun, kind: str, backend: str | None = None) -> Any:
-    """The ``kind`` frame of ``run`` (see :data:`BUILDERS`) in ``backend``."""
-    try:
-        builder = BUILDERS[kind]
-    except KeyError:
+    """The ``kind`` table of the record (:meth:`~.record.RunRecord.table`) in ``backend``."""
+    if kind not in BUILDERS:
         known = sorted(BUILDERS)
-        raise ValueError(f"unknown frame kind {kind!r}; expected one of {known}") from None
+        raise ValueError(f"unknown frame kind {kind!r}; expected one of {known}")
     resolve_backend(backend)
-    return to_backend(builder(run), backend)
+    return to_backend(run.table(kind), backend)

@@ -21,12 +21,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from ..engine.summary import SummaryError, check_run_ids, summarize
+import polars as pl
+
+from ..engine.summary import SummaryError, check_run_ids
 from ..errors import FormatError
 from ..io import Source, load_evalset, load_metrics, load_result
 from ..schema import EvalMetric, EvalSet, EvalSetResult
 from ..stores.base import ResultStore
+from .frames import SCHEMAS, frame, to_backend
+from .paired import compare_records
+from .passk import parse_pass_nc
+from .record import with_summary
 from .run import EvalRun
+
+__all__ = ["RunCollection", "RunLike", "as_run", "load_run", "parse_pass_nc", "with_summary"]
 
 RESULT_SUFFIX = ".evalset_result.json"
 
@@ -54,30 +62,6 @@ def _evalsets(evalset: EvalSetArg) -> list[EvalSet]:
     if isinstance(evalset, (list, tuple)):
         return [load_evalset(e) for e in evalset]
     return [load_evalset(evalset)]  # type: ignore[arg-type]
-
-
-def with_summary(result: EvalSetResult) -> tuple[EvalSetResult, list[str]]:
-    """``result`` itself when it has a summary, else a copy with one computed (SPEC §8.6).
-
-    Case results without ``runId`` (files older than multi-run evaluation) are read as run 1;
-    a warning says so. Run ids the case results cannot back are a ``SummaryError``
-    (:func:`~agenteval_nb.engine.summary.check_run_ids`).
-    """
-    if result.summary is not None:
-        return result, []
-    check_run_ids(result)
-    cases = list(result.eval_case_results or ())
-    notes: list[str] = []
-    unnumbered = [i for i, c in enumerate(cases) if c is not None and not c.run_id]
-    if unnumbered:
-        for i in unnumbered:
-            cases[i] = cases[i].model_copy(update={"run_id": 1})
-        notes.append(f"{len(unnumbered)} case result(s) without runId read as run 1")
-    summary = summarize(cases, None)
-    update: dict[str, Any] = {"summary": summary}
-    if unnumbered:
-        update["eval_case_results"] = cases
-    return result.model_copy(update=update), notes
 
 
 @overload
@@ -301,10 +285,6 @@ class RunCollection(Sequence[EvalRun]):
     def concat_df(self, kind: str, backend: str | None = None) -> Any:
         """One frame kind (``"cases"``, ``"metrics"``, ``"invocations"`` …) of every run,
         stacked, with a leading ``result_id`` column (the collection key)."""
-        import polars as pl
-
-        from .frames import SCHEMAS, frame, to_backend
-
         if kind not in SCHEMAS:
             raise ValueError(f"unknown frame kind {kind!r}; expected one of {sorted(SCHEMAS)}")
         parts = [
@@ -319,9 +299,7 @@ class RunCollection(Sequence[EvalRun]):
 
     def compare(self, a: int | str, b: int | str, **kwargs: Any) -> Any:
         """Paired comparison of runs ``a`` and ``b`` (keys or positions); see ``ae.compare``."""
-        from .compare import compare
-
-        return compare(self[a], self[b], **kwargs)
+        return compare_records(self[a], self[b], **kwargs)
 
     def __repr__(self) -> str:
         shown = ", ".join(self._keys[:5]) + (" …" if len(self) > 5 else "")
@@ -333,34 +311,3 @@ class RunCollection(Sequence[EvalRun]):
             for key, run in self.items()
         )
         return f"<table><tr><th>result id</th><th>run</th></tr>{rows}</table>"
-
-
-def parse_pass_nc(run_or_result: Any) -> tuple[int, int]:
-    """``(n, c)`` for the reference pass@k (SPEC §7): ``n = summary.numRuns``, ``c =
-    summary.runStatusCounts.passed`` — runs of the whole eval set, absent counts read as 0.
-
-    Accepts an :class:`EvalRun`, an ``EvalSetResult`` (or its dict), or an object with an
-    ``eval_set_result`` attribute (the in-memory evaluation result). Raises ``ValueError`` with
-    the reference texts: ``"evaluation result is nil"``, ``"eval set result is nil"``,
-    ``"eval set result summary is nil"``, ``"run status counts is nil"``.
-    """
-    if run_or_result is None:
-        raise ValueError("evaluation result is nil")
-    if isinstance(run_or_result, EvalRun):
-        result = run_or_result.result
-    elif isinstance(run_or_result, EvalSetResult):
-        result = run_or_result
-    elif isinstance(run_or_result, Mapping):
-        inner = run_or_result.get("evalSetResult", run_or_result)
-        result = None if inner is None else load_result(dict(inner))
-    else:
-        result = getattr(run_or_result, "eval_set_result", None)
-    if result is None:
-        raise ValueError("eval set result is nil")
-    summary = result.summary
-    if summary is None:
-        raise ValueError("eval set result summary is nil")
-    counts = summary.run_status_counts
-    if counts is None:
-        raise ValueError("run status counts is nil")
-    return summary.num_runs or 0, counts.passed or 0

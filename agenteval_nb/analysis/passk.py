@@ -15,11 +15,17 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
+
+from ..engine.summary import run_bound
+from ..io import load_result
+from ..schema import EvalSetResult, EvalStatus
+from .record import RunRecord, with_summary
 
 __all__ = [
     "pass_at_k",
@@ -297,3 +303,132 @@ def pass_at_k_table(
                 count = t
         table["n_cases"].append(count)
     return table
+
+
+def num_runs(record: RunRecord) -> int:
+    """``summary.numRuns``, else the largest ``runId`` (or 1) — never more than the result's
+    run summaries or case results can back (:func:`~..engine.summary.run_bound`)."""
+    summary = record.result.summary
+    if summary is not None and summary.num_runs:
+        claimed = summary.num_runs
+    else:
+        claimed = max((c.run_id or 1 for c in record.result.eval_case_results or ()), default=1)
+    return min(claimed, run_bound(record.result))
+
+
+def _case_run_counts(result: EvalSetResult) -> dict[str, list[int]]:
+    """eval id → ``[n, c]``: distinct run ids of the case, and those where every result of the
+    case passed (final status). Duplicates of ``(evalId, runId)`` count once."""
+    runs: dict[str, dict[int | None, bool]] = {}
+    for case in result.eval_case_results or ():
+        slots = runs.setdefault(case.eval_id or "", {})
+        passed = case.final_eval_status == EvalStatus.PASSED
+        slots[case.run_id] = slots.get(case.run_id, True) and passed
+    return {k: [len(v), sum(v.values())] for k, v in runs.items()}
+
+
+_PASS_AT_K_SCHEMA: dict[str, Any] = {
+    "level": pl.String,
+    "eval_id": pl.String,
+    "k": pl.Int64,
+    "n": pl.Int64,
+    "c": pl.Int64,
+    "pass_at_k": pl.Float64,
+    "pass_hat_k_unbiased": pl.Float64,
+    "pass_hat_k_plugin": pl.Float64,
+    "pass_at_k_se": pl.Float64,
+    "pass_hat_k_unbiased_se": pl.Float64,
+    "pass_hat_k_plugin_se": pl.Float64,
+    "n_cases": pl.Int64,
+}
+
+
+def pass_at_k_frame(record: RunRecord, ks: Sequence[int] | None = None) -> pl.DataFrame:
+    """pass@k / pass^k per case, their mean over cases, and the eval-set reference value.
+
+    ``ks`` defaults to ``1..num_runs``. Rows, for each ``k``:
+
+    * ``level="case"``: ``n`` = the case's distinct run ids, ``c`` = those whose results
+      all passed (a duplicated ``(evalId, runId)`` is one run, never two); ``pass_at_k`` =
+      Chen et al. unbiased estimate, ``pass_hat_k_unbiased`` = ``C(c,k)/C(n,k)``,
+      ``pass_hat_k_plugin`` = ``(c/n)^k`` — NaN when ``n < k``
+      (plug-in: when ``n == 0``);
+    * ``level="overall"``: the mean over cases with a value, ``*_se`` = ``sd/√T`` over those
+      T cases (``n_cases``);
+    * ``level="eval_set"``: the reference (SPEC §7): ``n, c`` from :func:`parse_pass_nc`
+      (runs of the whole eval set; a missing summary is computed first), ``pass_at_k`` =
+      ``ae.pass_at_k(n, c, k)`` (NaN when ``k > n``, where the reference raises),
+      ``pass_hat_k_plugin`` = ``ae.pass_hat_k(n, c, k)``.
+    """
+    counts = _case_run_counts(record.result)
+    k_list = list(ks) if ks is not None else list(range(1, num_runs(record) + 1))
+    table = pass_at_k_table(
+        list(counts),
+        [v[0] for v in counts.values()],
+        [v[1] for v in counts.values()],
+        k_list,
+    )
+    table["eval_id"] = table.pop("case_id")
+    schema = _PASS_AT_K_SCHEMA
+    cases = pl.DataFrame({name: table[name] for name in schema}, schema=schema)
+
+    n_set, c_set = parse_pass_nc(with_summary(record.result)[0])
+    nan = float("nan")
+    reference: dict[str, list[Any]] = {name: [] for name in schema}
+    for k in k_list:
+        row = {
+            "level": "eval_set",
+            "eval_id": None,
+            "k": k,
+            "n": n_set,
+            "c": c_set,
+            "pass_at_k": pass_at_k(n_set, c_set, k) if k <= n_set else nan,
+            "pass_hat_k_unbiased": pass_hat_k_unbiased(n_set, c_set, k),
+            "pass_hat_k_plugin": pass_hat_k(n_set, c_set, k) if n_set else nan,
+            "pass_at_k_se": nan,
+            "pass_hat_k_unbiased_se": nan,
+            "pass_hat_k_plugin_se": nan,
+            "n_cases": len(counts),
+        }
+        for name, column in reference.items():
+            column.append(row[name])
+    order = {"case": 0, "overall": 1, "eval_set": 2}
+    out = (
+        pl.concat([cases, pl.DataFrame(reference, schema=schema)])
+        .with_columns(pl.col("level").replace_strict(order, return_dtype=pl.Int64).alias("_o"))
+        .sort(["k", "_o"], maintain_order=True)
+        .drop("_o")
+    )
+    return out
+
+
+def parse_pass_nc(run_or_result: Any) -> tuple[int, int]:
+    """``(n, c)`` for the reference pass@k (SPEC §7): ``n = summary.numRuns``, ``c =
+    summary.runStatusCounts.passed`` — runs of the whole eval set, absent counts read as 0.
+
+    Accepts a run (:class:`~.record.RunRecord`), an ``EvalSetResult`` (or its dict), or an
+    object with an ``eval_set_result`` attribute (the in-memory evaluation result). Raises
+    ``ValueError`` with the reference texts: ``"evaluation result is nil"``,
+    ``"eval set result is nil"``,
+    ``"eval set result summary is nil"``, ``"run status counts is nil"``.
+    """
+    if run_or_result is None:
+        raise ValueError("evaluation result is nil")
+    if isinstance(run_or_result, RunRecord):
+        result = run_or_result.result
+    elif isinstance(run_or_result, EvalSetResult):
+        result = run_or_result
+    elif isinstance(run_or_result, Mapping):
+        inner = run_or_result.get("evalSetResult", run_or_result)
+        result = None if inner is None else load_result(dict(inner))
+    else:
+        result = getattr(run_or_result, "eval_set_result", None)
+    if result is None:
+        raise ValueError("eval set result is nil")
+    summary = result.summary
+    if summary is None:
+        raise ValueError("eval set result summary is nil")
+    counts = summary.run_status_counts
+    if counts is None:
+        raise ValueError("run status counts is nil")
+    return summary.num_runs or 0, counts.passed or 0

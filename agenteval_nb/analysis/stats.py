@@ -15,12 +15,16 @@ Conventions shared by every function here:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
+
+from .frames import across_runs_frame
+from .record import RunRecord
 
 __all__ = [
     "Interval",
@@ -427,3 +431,77 @@ def flip_rate(groups_of_sample_statuses: Iterable[Sequence[Hashable]]) -> float:
         counted += 1
         flipped += any(item != items[0] for item in items[1:])
     return flipped / counted if counted else math.nan
+
+
+_SUMMARY_SCHEMA: dict[str, Any] = {
+    "metric_name": pl.String,
+    "n": pl.Int64,
+    "n_runs": pl.Int64,
+    "mean": pl.Float64,
+    "se": pl.Float64,
+    "se_iid": pl.Float64,
+    "se_kind": pl.String,
+    "n_clusters": pl.Int64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "n_passed": pl.Int64,
+    "pass_rate": pl.Float64,
+    "pass_rate_ci_low": pl.Float64,
+    "pass_rate_ci_high": pl.Float64,
+    "threshold": pl.Float64,
+}
+
+
+def summary_frame(
+    record: RunRecord,
+    level: float = 0.95,
+    cluster: str | Mapping[str, Any] | None = None,
+) -> pl.DataFrame:
+    """Per metric: mean score with SE and normal CI, and pass rate with a Wilson CI.
+
+    The unit is the case: each case's evaluated runs (status passed/failed) are averaged
+    first (STATS.md, repeated runs), and whether the case passed is the ``passed`` column of
+    :func:`~.frames.across_runs_frame` (SPEC §8.7; a NaN mean fails). ``cluster`` names a
+    column of :meth:`cases_df` or maps eval_id → cluster; the SE is then clustered
+    (``se_kind="clustered"``) and ``se_iid`` keeps the unclustered value. Columns:
+    ``metric_name, n, n_runs, mean, se, se_iid, se_kind, n_clusters, ci_low, ci_high,
+    n_passed, pass_rate, pass_rate_ci_low, pass_rate_ci_high, threshold``.
+    """
+    per_case = across_runs_frame(record, "case").filter(pl.col("n_runs") > 0)
+    clusters_of = _clusters(record, cluster) if cluster is not None else None
+    schema = _SUMMARY_SCHEMA
+    rows: dict[str, list[Any]] = {name: [] for name in schema}
+    for (name,), group in sorted(
+        per_case.group_by(["metric_name"], maintain_order=True), key=lambda g: str(g[0][0])
+    ):
+        ids = group["eval_id"].to_list()
+        scores = group["score"].to_numpy()
+        clusters = None
+        if clusters_of is not None:
+            missing = [i for i in ids if i not in clusters_of]
+            if missing:
+                raise ValueError(f"no cluster for eval ids {missing[:5]}")
+            clusters = [clusters_of[i] for i in ids]
+        stats = summarize_scores(scores, group["passed"].to_numpy(), clusters, level)
+        stats.update(
+            metric_name=name,
+            n_runs=int(group["n_runs"].sum()),
+            se_iid=mean_se(scores),
+            threshold=group["threshold"][0],
+        )
+        for key, values in rows.items():
+            values.append(stats[key])
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _clusters(record: RunRecord, cluster: str | Mapping[str, Any]) -> dict[str, Any]:
+    """eval_id → cluster, from a column of :meth:`cases_df` (first row per case) or a map."""
+    if not isinstance(cluster, str):
+        return dict(cluster)
+    cases = record.table("cases")
+    if cluster not in cases.columns:
+        raise ValueError(f"cluster column {cluster!r} is not a column of cases_df")
+    out: dict[str, Any] = {}
+    for eval_id, value in zip(cases["eval_id"], cases[cluster], strict=True):
+        out.setdefault(eval_id, value)
+    return out

@@ -196,7 +196,7 @@ async def run_evaluation(
     if options.agents.runs_agents:
         with gc_frozen():  # live agents make cycles: collect them, not the loaded data
             return await _run_evaluation(evalsets, metrics, options)
-    with gc_paused():
+    with gc_paused(keep=True):  # the results are long-lived: no rescan of them afterwards
         return await _run_evaluation(evalsets, metrics, options)
 
 

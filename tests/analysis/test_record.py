@@ -1,0 +1,59 @@
+"""The run record: tables built once from the result and shared by every reader."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from _analysis_builders import rich_run
+
+from agenteval_nb.analysis import frames
+from agenteval_nb.analysis.record import RunRecord
+from agenteval_nb.analysis.stats import summary_frame
+
+
+@pytest.fixture
+def run():
+    return rich_run()
+
+
+def test_a_table_is_built_once_and_shared(run, monkeypatch):
+    calls: list[str] = []
+    builder = frames.BUILDERS["metrics"]
+    monkeypatch.setitem(
+        frames.BUILDERS, "metrics", lambda rec: calls.append("metrics") or builder(rec)
+    )
+    first = run.metrics_df(backend="polars")
+    summary_frame(run)  # reads the same table through across_runs_frame
+    run.compare(run)
+    assert run.metrics_df(backend="polars") is first
+    assert calls == ["metrics"]
+
+
+def test_the_tables_equal_a_fresh_walk_of_the_result(run):
+    for kind, builder in frames.BUILDERS.items():
+        assert run.table(kind).equals(builder(run), null_equal=True), kind
+
+
+def test_replacing_a_case_result_rebuilds_the_tables(run):
+    before = run.cases_df(backend="polars")
+    cases = run.result.eval_case_results
+    cases[0] = cases[0].model_copy(update={"final_eval_status": "not_evaluated"})
+    after = run.cases_df(backend="polars")
+    assert after is not before
+    assert after["status"][0] == "not_evaluated"
+
+
+def test_an_in_place_edit_needs_clear_tables(run):
+    before = run.cases_df(backend="polars")
+    run.result.eval_case_results[0].error_message = "edited"
+    assert run.cases_df(backend="polars") is before  # documented: same case objects
+    run.clear_tables()
+    assert run.cases_df(backend="polars")["error"][0] == "edited"
+
+
+def test_a_plain_record_serves_frames_and_statistics(run):
+    record = RunRecord(result=run.result, metrics=run.metrics, evalsets=run.evalsets)
+    assert frames.frame(record, "invocations", "polars").equals(
+        run.invocations_df(backend="polars"), null_equal=True
+    )
+    assert isinstance(summary_frame(record), pl.DataFrame)

@@ -1,0 +1,66 @@
+"""The vectorised pre-scan of ``_decode`` never skips a document the exact checks would flag."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agenteval_nb import io
+from agenteval_nb.errors import FormatError
+from agenteval_nb.io import _MAYBE_HUGE, _decode, _deeper_than, _quick_scan
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=30,
+)
+
+
+@given(_json, st.integers(min_value=0, max_value=6))
+def test_quick_scan_is_an_upper_bound(value, limit):
+    text = json.dumps(value, ensure_ascii=False)
+    scan = _quick_scan(text, limit)
+    if _deeper_than(text, limit):
+        assert scan.deep
+    if _MAYBE_HUGE.search(text):
+        assert scan.exponent or scan.digits >= 200
+
+
+def test_quick_scan_flags_each_kind():
+    assert _quick_scan("[" * 300 + "]" * 300, 256) == (True, False, 0, 0)
+    assert _quick_scan("[1e400]", 256)[1]
+    assert _quick_scan("[" + "1" * 250 + "]", 256).digits == 250
+    assert _quick_scan('{"a": 1e-05, "b": "x"}', 256)[:2] == (False, False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[123456789012345678901234567890]",  # beyond 64 bits: stays an exact int
+        '{"a": [0.123456789012345678901234, -123456789012345678901234]}',
+        '["\\ud83d"]',  # a lone surrogate: orjson refuses, the stdlib reads it
+        '{"a": 1.5e308, "b": [1, 2.5, -0, true, null], "c": "ü"}',
+    ],
+)
+def test_bulk_decoder_reads_what_the_exact_decoder_reads(text):
+    assert _decode(text, "<text>") == json.loads(text)
+
+
+@pytest.mark.parametrize("text", ["[1e999]", "[NaN]", "[Infinity]", "[" * 300 + "]" * 300])
+def test_bulk_decoder_refuses_what_the_exact_decoder_refuses(text):
+    with pytest.raises(FormatError):
+        _decode(text, "<text>")
+
+
+@given(_json, st.integers(min_value=0, max_value=6), st.integers(min_value=1, max_value=9))
+def test_depth_scan_is_exact_across_chunk_borders(value, limit, chunk):
+    text = json.dumps(value, ensure_ascii=False)
+    saved = io._SCAN_CHUNK
+    io._SCAN_CHUNK = chunk
+    try:
+        assert _quick_scan(text, limit).deep == _deeper_than(text, limit)
+    finally:
+        io._SCAN_CHUNK = saved
