@@ -8,9 +8,15 @@
   times out (``agent_timeout`` seconds) or returns something that is not a str / Message /
   Invocation stops the case: the case fails with the reason (secrets redacted); every other
   case goes on. Without an agent a default-mode case fails with ``no agent given``.
+* ``conversationScenario`` (default mode): the user simulator writes the user turns
+  (:func:`simulate`; driver ``expected`` simulates against the expected runner first and
+  replays its user turns on the agent). Tool mocks do not apply to simulated turns.
+* ``toolMock.actual`` / ``toolMock.expected`` rules of a turn answer the agent's / the expected
+  runner's tool calls (:mod:`agenteval_nb.agents.tool_mocks`); an invalid rule fails the case.
 * ``expectedRunnerEnabled``: the expected agent runs the same turns in session
   ``<sessionId>-expected`` and its invocations become the expecteds (none given ⇒ the case
-  fails with ``expected runner is nil``, SPEC §8.8).
+  fails with ``expected runner is nil``, SPEC §8.8); in trace mode it replays the recorded
+  actual turns with the aligned ``conversation`` turns' mocks.
 * A case failure is a result with ``status: failed`` and ``errorMessage``
   ``inference eval case (evalCaseID=<id>, sessionID=<sid>): <reason>`` — never an exception.
 """
