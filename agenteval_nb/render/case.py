@@ -22,7 +22,7 @@ from ..schema.status import summarize_statuses
 from .judge import judge_section
 from .messages import final_response_section, messages_section
 from .metrics import metrics_table, rubrics_table
-from .text import join, score_text, status_badge, status_class, text
+from .text import html, join, score_text, status_badge, status_class, text
 from .tools import trajectory_section
 from .verifier import verifier_section
 
@@ -83,7 +83,7 @@ def turn_reasons_of(case: EvalCaseResult) -> dict[str, list[str | None]]:
 def _section(title: str, body: Markup) -> Markup:
     if not body:
         return Markup("")
-    return Markup('<section class="ae-sec"><h3>{}</h3>{}</section>').format(title, body)
+    return html('<section class="ae-sec"><h3>{}</h3>{}</section>', title, body)
 
 
 def render_invocation(
@@ -131,13 +131,11 @@ def render_invocation(
 
 def _session_line(case: EvalCaseResult) -> Markup:
     parts = [
-        Markup("{} {}").format(name, text(value))
+        html("{} {}", name, text(value))
         for name, value in (("session", case.session_id), ("user", case.user_id))
         if value
     ]
-    return (
-        Markup('<div class="ae-muted">{}</div>').format(join(parts, " · ")) if parts else Markup("")
-    )
+    return html('<div class="ae-muted">{}</div>', join(parts, " · ")) if parts else Markup("")
 
 
 def render_case(
@@ -152,10 +150,9 @@ def render_case(
     Rubric texts come from the case rubrics of ``evalset_case``, then ``rubric_texts`` (e.g.
     :func:`metric_rubric_texts` of the run's metrics), then the criteria stored in the results.
     """
-    head = Markup(
+    head = html(
         '<div class="ae-casehead"><h3>{} <code>{}</code> <span class="ae-muted">run {}</span>'
-        " · score {}</h3>{}</div>"
-    ).format(
+        " · score {}</h3>{}</div>",
         status_badge(case.final_eval_status),
         text(case.eval_id),
         text(case.run_id if case.run_id is not None else "—"),
@@ -164,9 +161,7 @@ def render_case(
     )
     parts = [head]
     if case.error_message:
-        parts.append(
-            Markup('<div class="ae-error ae-pre">error: {}</div>').format(text(case.error_message))
-        )
+        parts.append(html('<div class="ae-error ae-pre">error: {}</div>', text(case.error_message)))
     overall = list(case.overall_eval_metric_results or ())
     if overall:
         parts.append(
@@ -179,10 +174,9 @@ def render_case(
         status = invocation_status(inv)
         inv_id = inv.actual_invocation or inv.expected_invocation or None
         parts.append(
-            Markup(
+            html(
                 '<details class="ae-inv"{}><summary>{} turn {} <span class="ae-muted">{}</span>'
-                "</summary>{}</details>"
-            ).format(
+                "</summary>{}</details>",
                 Markup(" open") if open_invocations else "",
                 status_badge(status),
                 index + 1,
@@ -192,9 +186,7 @@ def render_case(
         )
     if not per_invocation:
         parts.append(Markup('<div class="ae-note">no per-invocation results</div>'))
-    return Markup('<div class="ae-case {}">{}</div>').format(
-        case_class(case.final_eval_status), join(parts)
-    )
+    return html('<div class="ae-case {}">{}</div>', case_class(case.final_eval_status), join(parts))
 
 
 def case_class(status: str | None) -> str:

@@ -9,14 +9,12 @@ from typing import Any
 from markupsafe import Markup
 
 from ..offline_flags import run_flags
-from .text import join
+from .text import html, join
 
 
 def flags_badges(flags: Iterable[str]) -> Markup:
     """Each flag as a badge."""
-    return join(
-        (Markup('<span class="ae-heuristic">{}</span>').format(f) for f in flags), Markup(" ")
-    )
+    return join((html('<span class="ae-heuristic">{}</span>', f) for f in flags), Markup(" "))
 
 
 def run_badges(run: Any) -> Markup:

@@ -9,11 +9,11 @@ from markupsafe import Markup
 from ..offline_flags import HEURISTIC_LABEL
 from ..schema import EvalMetricResult
 from ..schema.extras import JudgeRecord, JudgeSample, judge_record
-from .text import join, number, status_badge, text
+from .text import html, join, number, status_badge, text
 
 
 def heuristic_badge() -> Markup:
-    return Markup('<span class="ae-heuristic">{}</span>').format(HEURISTIC_LABEL)
+    return html('<span class="ae-heuristic">{}</span>', HEURISTIC_LABEL)
 
 
 def _tokens(sample: JudgeSample) -> str:
@@ -31,24 +31,18 @@ def _tokens(sample: JudgeSample) -> str:
 
 
 def _reason_cell(sample: JudgeSample) -> Markup:
-    out = [Markup('<span class="ae-pre">{}</span>').format(text(sample.reason))]
+    out = [html('<span class="ae-pre">{}</span>', text(sample.reason))]
     if sample.error:
-        out.append(
-            Markup('<div class="ae-error ae-pre">error: {}</div>').format(text(sample.error))
-        )
+        out.append(html('<div class="ae-error ae-pre">error: {}</div>', text(sample.error)))
     if sample.rubric_scores:
         items = join(
-            Markup("<li><code>{}</code> {}: {}</li>").format(
-                text(rs.id), number(rs.score), text(rs.reason)
-            )
+            html("<li><code>{}</code> {}: {}</li>", text(rs.id), number(rs.score), text(rs.reason))
             for rs in sample.rubric_scores
         )
-        out.append(Markup("<ul>{}</ul>").format(items))
+        out.append(html("<ul>{}</ul>", items))
     if sample.raw:
         out.append(
-            Markup("<details><summary>raw answer</summary><pre>{}</pre></details>").format(
-                text(sample.raw)
-            )
+            html("<details><summary>raw answer</summary><pre>{}</pre></details>", text(sample.raw))
         )
     return join(out)
 
@@ -56,10 +50,9 @@ def _reason_cell(sample: JudgeSample) -> Markup:
 def samples_table(samples: Sequence[JudgeSample]) -> Markup:
     """One row per sample: index, chosen mark, score, status, reason, cache hit, tokens, latency."""
     rows = [
-        Markup(
+        html(
             '<tr><td class="ae-num">{}</td><td>{}</td><td class="ae-num">{}</td><td>{}</td>'
-            '<td>{}</td><td>{}</td><td>{}</td><td class="ae-num">{}</td></tr>'
-        ).format(
+            '<td>{}</td><td>{}</td><td>{}</td><td class="ae-num">{}</td></tr>',
             s.sample_index,
             Markup('<span class="ae-chosen">★ chosen</span>') if s.chosen else "",
             number(s.score),
@@ -71,18 +64,20 @@ def samples_table(samples: Sequence[JudgeSample]) -> Markup:
         )
         for s in samples
     ]
-    return Markup(
+    return html(
         '<table class="ae-samples"><tr><th>#</th><th>chosen</th><th>score</th><th>status</th>'
-        "<th>reason</th><th>cache</th><th>tokens</th><th>latency</th></tr>{}</table>"
-    ).format(join(rows))
+        "<th>reason</th><th>cache</th><th>tokens</th><th>latency</th></tr>{}</table>",
+        join(rows),
+    )
 
 
 def judge_block(metric_name: str | None, record: JudgeRecord) -> Markup:
     """Heading (metric, evaluator, model, heuristic label), prompt, extra calls and samples."""
-    head = Markup("<h4><code>{}</code> judged by {}{}{}</h4>").format(
+    head = html(
+        "<h4><code>{}</code> judged by {}{}{}</h4>",
         text(metric_name),
         text(record.model or "unknown model"),
-        Markup(' <span class="ae-muted">(evaluator {})</span>').format(text(record.evaluator))
+        html(' <span class="ae-muted">(evaluator {})</span>', text(record.evaluator))
         if record.evaluator
         else "",
         Markup(" ") + heuristic_badge() if record.heuristic else "",
@@ -90,20 +85,26 @@ def judge_block(metric_name: str | None, record: JudgeRecord) -> Markup:
     parts = [head]
     if record.prompt:
         msgs = join(
-            Markup(
-                '<div class="ae-msg"><div class="ae-msg-role">{}</div><pre>{}</pre></div>'
-            ).format(text(m.role), text(m.content))
+            html(
+                '<div class="ae-msg"><div class="ae-msg-role">{}</div><pre>{}</pre></div>',
+                text(m.role),
+                text(m.content),
+            )
             for m in record.prompt
         )
         parts.append(
-            Markup("<details><summary>judge prompt ({} messages)</summary>{}</details>").format(
-                len(record.prompt), msgs
+            html(
+                "<details><summary>judge prompt ({} messages)</summary>{}</details>",
+                len(record.prompt),
+                msgs,
             )
         )
     if record.extra_calls:
         parts.append(
-            Markup("<details><summary>calls before scoring ({})</summary>{}</details>").format(
-                len(record.extra_calls), samples_table(record.extra_calls)
+            html(
+                "<details><summary>calls before scoring ({})</summary>{}</details>",
+                len(record.extra_calls),
+                samples_table(record.extra_calls),
             )
         )
     if record.samples:

@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 from markupsafe import Markup
 
 from ..schema import Message
-from .text import join, text
+from .text import html, join, text
 
 MAX_DIFF_CELLS = 4_000_000
 """Above ``len(expected_tokens) * len(actual_tokens)`` the word diff is skipped."""
@@ -23,23 +23,26 @@ def message_body(message: Message | None) -> Markup:
         return Markup('<span class="ae-note">(none)</span>')
     parts: list[Markup] = []
     if message.content:
-        parts.append(Markup('<div class="ae-pre">{}</div>').format(text(message.content)))
+        parts.append(html('<div class="ae-pre">{}</div>', text(message.content)))
     for part in message.content_parts or ():
         if part.text:
-            parts.append(Markup('<div class="ae-pre">{}</div>').format(text(part.text)))
+            parts.append(html('<div class="ae-pre">{}</div>', text(part.text)))
         else:
-            parts.append(Markup('<span class="ae-note">[{} part]</span>').format(text(part.type)))
+            parts.append(html('<span class="ae-note">[{} part]</span>', text(part.type)))
     for call in message.tool_calls or ():
         parts.append(
-            Markup('<div>tool call <code>{}</code> <span class="ae-pre">{}</span></div>').format(
-                text(call.function.name), text(call.function.arguments)
+            html(
+                '<div>tool call <code>{}</code> <span class="ae-pre">{}</span></div>',
+                text(call.function.name),
+                text(call.function.arguments),
             )
         )
     if message.reasoning_content:
         parts.append(
-            Markup(
-                '<details><summary>reasoning</summary><div class="ae-pre">{}</div></details>'
-            ).format(text(message.reasoning_content))
+            html(
+                '<details><summary>reasoning</summary><div class="ae-pre">{}</div></details>',
+                text(message.reasoning_content),
+            )
         )
     if not parts:
         parts.append(Markup('<span class="ae-note">(empty)</span>'))
@@ -51,11 +54,14 @@ def message_block(message: Message | None, label: str | None = None) -> Markup:
     role = label or (message.role if message is not None else "") or "message"
     extra = Markup("")
     if message is not None and (message.tool_name or message.tool_id):
-        extra = Markup(' <span class="ae-muted">{} {}</span>').format(
-            text(message.tool_name), text(message.tool_id)
+        extra = html(
+            ' <span class="ae-muted">{} {}</span>', text(message.tool_name), text(message.tool_id)
         )
-    return Markup('<div class="ae-msg"><div class="ae-msg-role">{}{}</div>{}</div>').format(
-        text(role), extra, message_body(message)
+    return html(
+        '<div class="ae-msg"><div class="ae-msg-role">{}{}</div>{}</div>',
+        text(role),
+        extra,
+        message_body(message),
     )
 
 
@@ -71,15 +77,17 @@ def messages_section(
     out: list[Markup] = []
     if context:
         blocks = join(message_block(m) for m in context)
-        summary = Markup("<summary>context messages ({})</summary>").format(len(context))
+        summary = html("<summary>context messages ({})</summary>", len(context))
         opened = " open" if len(context) <= 3 else ""
-        out.append(Markup("<details{}>{}{}</details>").format(Markup(opened), summary, blocks))
+        out.append(html("<details{}>{}{}</details>", Markup(opened), summary, blocks))
     out.append(message_block(user, user_label))
     if intermediate:
         blocks = join(message_block(m) for m in intermediate)
         out.append(
-            Markup("<details><summary>intermediate responses ({})</summary>{}</details>").format(
-                len(intermediate), blocks
+            html(
+                "<details><summary>intermediate responses ({})</summary>{}</details>",
+                len(intermediate),
+                blocks,
             )
         )
     return join(out)
@@ -113,9 +121,9 @@ def word_diff(expected: str, actual: str) -> tuple[Markup, Markup]:
             right.append(text(act_part, limit=0))
             continue
         if exp_part:
-            left.append(Markup("<del>{}</del>").format(text(exp_part, limit=0)))
+            left.append(html("<del>{}</del>", text(exp_part, limit=0)))
         if act_part:
-            right.append(Markup("<ins>{}</ins>").format(text(act_part, limit=0)))
+            right.append(html("<ins>{}</ins>", text(act_part, limit=0)))
     return join(left), join(right)
 
 
@@ -131,14 +139,17 @@ def final_response_section(actual: Message | None, expected: Message | None) -> 
         left, right = message_body(expected), message_body(actual)
     else:
         exp_html, act_html = word_diff(exp_text, act_text)
-        left = Markup('<div class="ae-pre">{}</div>').format(exp_html)
-        right = Markup('<div class="ae-pre">{}</div>').format(act_html)
+        left = html('<div class="ae-pre">{}</div>', exp_html)
+        right = html('<div class="ae-pre">{}</div>', act_html)
     same = (
         Markup(' <span class="ae-muted">(identical)</span>')
         if expected is not None and actual is not None and exp_text == act_text
         else Markup("")
     )
-    return Markup(
+    return html(
         '<div class="ae-side"><div class="ae-pane"><h4>expected{}</h4>{}</div>'
-        '<div class="ae-pane"><h4>actual</h4>{}</div></div>'
-    ).format(same, left, right)
+        '<div class="ae-pane"><h4>actual</h4>{}</div></div>',
+        same,
+        left,
+        right,
+    )

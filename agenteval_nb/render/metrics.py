@@ -8,7 +8,7 @@ from markupsafe import Markup
 
 from ..schema import EvalMetricResult
 from .reasons import display_overall_reason
-from .text import join, number, score_text, status_badge, status_class, text
+from .text import html, join, number, score_text, status_badge, status_class, text
 
 
 def _reason(
@@ -18,9 +18,7 @@ def _reason(
     if not reason:
         return Markup("")
     turns = (turn_reasons or {}).get(result.metric_name or "", ())
-    return Markup('<span class="ae-pre">{}</span>').format(
-        text(display_overall_reason(reason, turns))
-    )
+    return html('<span class="ae-pre">{}</span>', text(display_overall_reason(reason, turns)))
 
 
 def metrics_table(
@@ -35,10 +33,9 @@ def metrics_table(
     if not results:
         return Markup('<span class="ae-note">no metric results</span>')
     rows = [
-        Markup(
+        html(
             '<tr class="{}"><td><code>{}</code></td><td class="ae-num">{}</td><td>{}</td>'
-            '<td class="ae-num">{}</td><td>{}</td></tr>'
-        ).format(
+            '<td class="ae-num">{}</td><td>{}</td></tr>',
             "ae-row-fail" if status_class(r.eval_status) == "ae-fail" else "",
             text(r.metric_name),
             score_text(r.score, r.eval_status),
@@ -48,10 +45,11 @@ def metrics_table(
         )
         for r in results
     ]
-    return Markup(
+    return html(
         '<table class="ae-metrics"><tr><th>metric</th><th>score</th><th>status</th>'
-        "<th>threshold</th><th>reason</th></tr>{}</table>"
-    ).format(join(rows))
+        "<th>threshold</th><th>reason</th></tr>{}</table>",
+        join(rows),
+    )
 
 
 def rubric_texts_of(results: Sequence[EvalMetricResult]) -> dict[tuple[str, str], str]:
@@ -84,11 +82,10 @@ def rubrics_table(
         for score in scores or ():
             rubric = texts.get((r.metric_name or "", score.id or ""), "")
             rows.append(
-                Markup(
+                html(
                     "<tr><td><code>{}</code></td><td><code>{}</code></td>"
                     '<td class="ae-pre">{}</td><td class="ae-num">{}</td>'
-                    '<td class="ae-pre">{}</td></tr>'
-                ).format(
+                    '<td class="ae-pre">{}</td></tr>',
                     text(r.metric_name),
                     text(score.id),
                     text(rubric),
@@ -98,7 +95,8 @@ def rubrics_table(
             )
     if not rows:
         return Markup("")
-    return Markup(
+    return html(
         '<table class="ae-rubrics"><tr><th>metric</th><th>rubric</th><th>text</th>'
-        "<th>score</th><th>reason</th></tr>{}</table>"
-    ).format(join(rows))
+        "<th>score</th><th>reason</th></tr>{}</table>",
+        join(rows),
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -36,10 +37,23 @@ def text(value: Any, *, limit: int = MAX_CHARS) -> Markup:
     cut = len(raw) - limit if limit and len(raw) > limit else 0
     if cut:
         raw = raw[:limit]
-    safe = Markup(_UNSAFE.sub(_marker, str(escape(raw))))
+    safe = escape(raw)
+    if _UNSAFE.search(safe) is not None:
+        safe = Markup(_UNSAFE.sub(_marker, str(safe)))
     if cut:
-        safe += Markup('<span class="ae-note"> … ({} more characters)</span>').format(cut)
+        safe += html('<span class="ae-note"> … ({} more characters)</span>', cut)
     return safe
+
+
+def _escaped(value: Any) -> Any:
+    return value if type(value) is Markup else escape(value)
+
+
+def html(template: str, *args: Any) -> Markup:
+    """``Markup(template).format(*args)``, faster: every argument that is not markup is escaped
+    (``str()`` of non-strings), markup is inserted as is. ``template`` is trusted HTML with
+    positional ``{}`` fields only (no format specs)."""
+    return Markup(template.format(*map(_escaped, args)))
 
 
 def to_json(value: Any) -> str:
@@ -84,16 +98,24 @@ def status_class(status: str | None) -> str:
     return _STATUS_CLASSES.get(status or "", "ae-unk")
 
 
+@lru_cache(maxsize=256)
+def _badge(status: str) -> Markup:
+    return html('<span class="ae-badge {}">{}</span>', status_class(status), text(status, limit=40))
+
+
 def status_badge(status: str | None) -> Markup:
     """A coloured badge with the status text."""
-    return Markup('<span class="ae-badge {}">{}</span>').format(
-        status_class(status), text(status or "—", limit=40)
-    )
+    shown = status or "—"
+    if type(shown) is not str:
+        return html(
+            '<span class="ae-badge {}">{}</span>', status_class(status), text(shown, limit=40)
+        )
+    return _badge(shown)
 
 
 def join(parts: Any, sep: str = "") -> Markup:
     """Concatenate HTML fragments (plain strings among them are escaped)."""
-    return Markup(sep).join(parts)
+    return Markup(str.join(sep, map(_escaped, parts)))
 
 
 def plain(value: Any, limit: int = 80) -> str:

@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from ..schema import EvalMetricResult, Tool
 from .reasons import display_reason
-from .text import join, json_text, score_text, status_badge, text
+from .text import html, join, json_text, score_text, status_badge, text
 
 MAX_DEPTH = 4
 """Nested objects deeper than this are compared as whole values."""
@@ -139,7 +139,7 @@ def diff_values(expected: Any, actual: Any) -> list[KeyDiff]:
 def _cell(value: Any) -> Markup:
     if value is ABSENT:
         return Markup('<span class="ae-note">(absent)</span>')
-    return Markup('<span class="ae-pre">{}</span>').format(json_text(value, limit=4000))
+    return html('<span class="ae-pre">{}</span>', json_text(value, limit=4000))
 
 
 def diff_table(expected: Any, actual: Any, *, one_sided: str | None = None) -> Markup:
@@ -157,18 +157,23 @@ def diff_table(expected: Any, actual: Any, *, one_sided: str | None = None) -> M
         else:
             css = "ae-diff"
         body.append(
-            Markup('<tr class="{}"><td><code>{}</code></td><td>{}</td><td>{}</td></tr>').format(
-                css, text(row.path or "(value)"), _cell(row.expected), _cell(row.actual)
+            html(
+                '<tr class="{}"><td><code>{}</code></td><td>{}</td><td>{}</td></tr>',
+                css,
+                text(row.path or "(value)"),
+                _cell(row.expected),
+                _cell(row.actual),
             )
         )
     if len(rows) > MAX_ROWS:
         body.append(
-            Markup('<tr><td colspan="3" class="ae-note">{} more keys not shown</td></tr>').format(
-                len(rows) - MAX_ROWS
+            html(
+                '<tr><td colspan="3" class="ae-note">{} more keys not shown</td></tr>',
+                len(rows) - MAX_ROWS,
             )
         )
-    return Markup("<table><tr><th>key</th><th>expected</th><th>actual</th></tr>{}</table>").format(
-        join(body)
+    return html(
+        "<table><tr><th>key</th><th>expected</th><th>actual</th></tr>{}</table>", join(body)
     )
 
 
@@ -208,25 +213,28 @@ def _side(tool: Tool | None, index: int | None) -> Markup:
         return Markup('<span class="ae-note">—</span>')
     label = mock_label(tool)
     mocked = (
-        Markup(
-            ' <span class="ae-badge ae-ne" title="answered by a toolMock rule">{}</span>'
-        ).format(label)
+        html(' <span class="ae-badge ae-ne" title="answered by a toolMock rule">{}</span>', label)
         if label
         else Markup("")
     )
-    return Markup('#{} <code>{}</code> <span class="ae-muted">{}</span>{}').format(
-        (index or 0) + 1, text(tool.name), text(tool.id), mocked
+    return html(
+        '#{} <code>{}</code> <span class="ae-muted">{}</span>{}',
+        (index or 0) + 1,
+        text(tool.name),
+        text(tool.id),
+        mocked,
     )
 
 
 def _pair_block(pair: ToolPair) -> Markup:
     verdict = pair_verdict(pair)
-    badge = Markup('<span class="ae-badge {}">{}</span>').format(
-        _VERDICT_CLASS.get(verdict, "ae-fail"), verdict
+    badge = html(
+        '<span class="ae-badge {}">{}</span>', _VERDICT_CLASS.get(verdict, "ae-fail"), verdict
     )
     exp, act = pair.expected, pair.actual
     one_sided = None if exp is not None and act is not None else verdict
-    tables = Markup("<h4>arguments</h4>{}<h4>result</h4>{}").format(
+    tables = html(
+        "<h4>arguments</h4>{}<h4>result</h4>{}",
         diff_table(
             exp.arguments if exp is not None else ABSENT,
             act.arguments if act is not None else ABSENT,
@@ -239,9 +247,14 @@ def _pair_block(pair: ToolPair) -> Markup:
         ),
     )
     opened = Markup(" open") if verdict != "match" else Markup("")
-    return Markup(
-        '<details class="ae-tool"{}><summary>{} expected {} · actual {}</summary>{}</details>'
-    ).format(opened, badge, _side(exp, pair.expected_index), _side(act, pair.actual_index), tables)
+    return html(
+        '<details class="ae-tool"{}><summary>{} expected {} · actual {}</summary>{}</details>',
+        opened,
+        badge,
+        _side(exp, pair.expected_index),
+        _side(act, pair.actual_index),
+        tables,
+    )
 
 
 def is_trajectory_metric(result: EvalMetricResult) -> bool:
@@ -253,19 +266,18 @@ def is_trajectory_metric(result: EvalMetricResult) -> bool:
 
 def _metric_reasons(results: Sequence[EvalMetricResult]) -> Markup:
     rows = [
-        Markup("<li>{} <code>{}</code> score {}{}</li>").format(
+        html(
+            "<li>{} <code>{}</code> score {}{}</li>",
             status_badge(r.eval_status),
             text(r.metric_name),
             score_text(r.score, r.eval_status),
-            Markup(': <span class="ae-pre">{}</span>').format(
-                text(display_reason(r.details.reason))
-            )
+            html(': <span class="ae-pre">{}</span>', text(display_reason(r.details.reason)))
             if r.details is not None and r.details.reason
             else Markup(""),
         )
         for r in results
     ]
-    return Markup("<ul>{}</ul>").format(join(rows)) if rows else Markup("")
+    return html("<ul>{}</ul>", join(rows)) if rows else Markup("")
 
 
 def trajectory_section(
@@ -279,7 +291,9 @@ def trajectory_section(
     actual = list(actual or ())
     if not expected and not actual:
         return reasons + Markup('<span class="ae-note">no tool calls on either side</span>')
-    counts = Markup('<div class="ae-muted">{} expected call(s), {} actual call(s)</div>').format(
-        len(expected), len(actual)
+    counts = html(
+        '<div class="ae-muted">{} expected call(s), {} actual call(s)</div>',
+        len(expected),
+        len(actual),
     )
     return reasons + counts + join(_pair_block(p) for p in align_tools(expected, actual))

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from ..schema import EvalMetricResult
 from ..schema.extras import LabelDistributionRecord, VerifierRecord, verifier_record
-from .text import join, number, text
+from .text import html, join, number, text
 
 BAR_WIDTH = 15
 BAR_GAP = 3
@@ -102,13 +102,10 @@ def distribution_svg(record: LabelDistributionRecord, title: str = "") -> Markup
 
 def _caption(name: str, record: LabelDistributionRecord) -> Markup:
     source = "logprobs" if record.from_logprobs else "text (no logprobs)"
-    entropy = (
-        Markup(", entropy {}").format(number(record.entropy)) if record.entropy is not None else ""
-    )
-    return Markup(
+    entropy = html(", entropy {}", number(record.entropy)) if record.entropy is not None else ""
+    return html(
         "<div><b>candidate {}</b> — {}<br>expected score <b>{}</b> · valid mass {} · sampled {}"
-        " · from {}{}</div>"
-    ).format(
+        " · from {}{}</div>",
         name,
         CANDIDATES.get(name, ""),
         number(record.expected_score),
@@ -121,33 +118,35 @@ def _caption(name: str, record: LabelDistributionRecord) -> Markup:
 
 def _chart(name: str, record: LabelDistributionRecord | None) -> Markup:
     if record is None:
-        return Markup('<div class="ae-chart ae-note">candidate {}: no distribution</div>').format(
-            name
-        )
-    return Markup('<div class="ae-chart">{}{}</div>').format(
-        _caption(name, record), distribution_svg(record, f"label distribution of candidate {name}")
+        return html('<div class="ae-chart ae-note">candidate {}: no distribution</div>', name)
+    return html(
+        '<div class="ae-chart">{}{}</div>',
+        _caption(name, record),
+        distribution_svg(record, f"label distribution of candidate {name}"),
     )
 
 
 def verifier_block(metric_name: str | None, record: VerifierRecord) -> Markup:
     """Per sample: score, swapped score and swap gap when present, then the A and B charts."""
     parts = [
-        Markup("<h4><code>{}</code> verifier{}</h4>").format(
+        html(
+            "<h4><code>{}</code> verifier{}</h4>",
             text(metric_name),
-            Markup(" · swap mode {}").format(text(record.swap_mode)) if record.swap_mode else "",
+            html(" · swap mode {}", text(record.swap_mode)) if record.swap_mode else "",
         )
     ]
     for sample in record.samples or ():
         swap = Markup("")
         if sample.swapped_score is not None or sample.swap_gap is not None:
-            swap = Markup(" · swapped score {} · swap gap <b>{}</b>").format(
-                number(sample.swapped_score), _signed(sample.swap_gap)
+            swap = html(
+                " · swapped score {} · swap gap <b>{}</b>",
+                number(sample.swapped_score),
+                _signed(sample.swap_gap),
             )
         parts.append(
-            Markup(
+            html(
                 '<div class="ae-vsample"><div>sample {} · score <b>{}</b>{}</div>'
-                '<div class="ae-charts">{}{}</div></div>'
-            ).format(
+                '<div class="ae-charts">{}{}</div></div>',
                 sample.sample_index,
                 number(sample.score),
                 swap,
