@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from .._gc import gc_frozen
 from ..analysis.load import RunLike, as_run
 from ..io import write_text_atomic
 from ..offline_flags import HEURISTIC_LABEL, SCRIPTED_AGENT_LABEL, agent_is_scripted
@@ -121,7 +122,14 @@ def _table_metrics(cases: Sequence[EvalCaseResult]) -> list[str]:
 
 def report_html(run: RunLike, *, title: str | None = None, max_cases: int | None = None) -> str:
     """The report of ``run`` (anything :func:`~agenteval_nb.load_run` accepts) as HTML text."""
-    run = as_run(run, "export_html")
+    # the collector stays on for the cycles rendering makes (jinja, matplotlib) but does not
+    # rescan the run's millions of objects on every full collection (≈ 2× the report's time)
+    loaded = as_run(run, "export_html")
+    with gc_frozen():
+        return _report_html(loaded, title=title, max_cases=max_cases)
+
+
+def _report_html(run: Any, *, title: str | None, max_cases: int | None) -> str:
     cases = list(run.result.eval_case_results or ())
     order = failures_first(cases)
     limit = DEFAULT_MAX_CASES if max_cases is None else max(0, int(max_cases))
