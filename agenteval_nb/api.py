@@ -10,26 +10,36 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
+from .analysis.record import RecordBuilder
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
 from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
-from .engine.run import EngineOptions, plan_runs, positive_int, run_evaluation
+from .engine.run import (
+    EngineOptions,
+    plan_runs,
+    positive_int,
+    run_evaluation,
+    selected_indices,
+)
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
-from .io import Source, load_evalset, load_metrics
+from .io import Source, load_metrics
 from .schema import EvalMetric, EvalSet
+from .sources import CaseSource, as_source
 from .syncio import sync_twin
 
 EvalSetInput = Source | EvalSet
 """An eval set, or a path / JSON text / dict to load one from."""
 
 
-def _evalsets(evalset: EvalSetInput | Sequence[EvalSetInput]) -> list[EvalSet]:
+def _sources(evalset: EvalSetInput | Sequence[EvalSetInput]) -> list[CaseSource]:
+    """Each eval set as a case source: a Go-format file is streamed (split now, each case
+    validated when evaluated); models, dicts and other formats are loaded whole."""
     if isinstance(evalset, (list, tuple)):
-        return [load_evalset(e) for e in evalset]
-    return [load_evalset(evalset)]  # type: ignore[arg-type]
+        return [as_source(e) for e in evalset]
+    return [as_source(evalset)]  # type: ignore[arg-type]
 
 
 async def evaluate_async(
@@ -107,7 +117,7 @@ async def evaluate_async(
 
     Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars.
     """
-    sets = _evalsets(evalset)
+    sets = _sources(evalset)
     registry = registry or Registry.default()
     context = EvaluationContext(hooks=registry.hooks())
     options = EngineOptions(
@@ -166,6 +176,8 @@ async def evaluate_async(
         options.on_case_inferred = inference_bar.update
     if session_id_factory is not None:
         options.session_id_factory = session_id_factory
+    builder = RecordBuilder(metric_list)
+    options.sink = builder
     try:
         out = await run_evaluation(sets, metric_list, options)
     finally:
@@ -179,9 +191,10 @@ async def evaluate_async(
             await context.judge.close_loop_clients()
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
-    run = EvalRun(
-        result=out.result,
-        evalsets=out.evalsets,
+    run = builder.record(
+        EvalRun,
+        out.result,
+        sources=out.sources,
         metrics=out.metrics,
         warnings=out.warnings,
         app_name=out.app_name,
@@ -200,7 +213,8 @@ async def evaluate_async(
 
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:
-        saved_id = result_store.save(out.app_name, out.result)
+        whole = run.header.model_copy(update={"eval_case_results": list(run.case_results())})
+        saved_id = result_store.save(out.app_name, whole)
         run.info["saved_result_id"] = saved_id
     return run
 
@@ -214,15 +228,9 @@ def evaluate() -> EvalRun:  # type: ignore[empty-body]
     """
 
 
-def _case_count(run_sets: Sequence[EvalSet], options: EngineOptions) -> int:
+def _case_count(run_sets: Sequence[CaseSource], options: EngineOptions) -> int:
     """Cases the engine will evaluate over all runs (the progress bars' total)."""
-    wanted = None if options.case_ids is None else set(options.case_ids)
-    return sum(
-        1
-        for es in run_sets
-        for case in es.eval_cases or ()
-        if case is not None and (wanted is None or case.eval_id in wanted)
-    )
+    return sum(len(selected_indices(source, options.case_ids)) for source in run_sets)
 
 
 def _uses_judge(metric: EvalMetric) -> bool:

@@ -209,6 +209,31 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
         return _decode_checked(text, source, max_depth)
 
 
+def decode_json(
+    data: bytes, source: str, prefix: tuple[int | str, ...] = (), max_depth: int = MAX_DEPTH
+) -> Any:
+    """:func:`_decode` of one value found at ``prefix`` inside ``source`` (a case of a streamed
+    file), with the same rules; an error names the full JSON path (its line is not known).
+
+    orjson directly when the value cannot break a rule orjson lets through (fewer brackets than
+    the depth left, no digit run of :data:`_EXACT_INT_DIGITS`), else the checked path.
+    """
+    limit = max_depth - len(prefix)
+    if data.count(b"[") + data.count(b"{") <= limit and not _LONG_DIGITS.search(data):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    text = data.decode("utf-8", "surrogatepass")
+    try:
+        return _decode(text, source, limit)
+    except FormatError as exc:
+        raise FormatError(source, json_path(prefix) + exc.json_path[1:], exc.expected) from None
+
+
+_LONG_DIGITS = re.compile(rb"[0-9]{20}")  # _EXACT_INT_DIGITS
+
+
 def _decode_checked(text: str, source: str, max_depth: int) -> Any:
     scan = _quick_scan(text, max_depth)
     if scan.deep and _deeper_than(text, max_depth):
@@ -449,7 +474,7 @@ def check_tree(data: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
                 stack.append((item, (*loc, key), depth + 1))
 
 
-def _validate(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
+def validate_model(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {_json_type(data)}")
     try:
@@ -486,8 +511,8 @@ def load_evalset(src: Source | EvalSet) -> EvalSet:
         data = adk_test_to_evalset(data, source, _stem(source))
     elif looks_like_adk(data):
         data = adk_to_evalset(data, source)
-    _check_kind("eval set", data, source)
-    return _validate(EvalSet, data, source)
+    check_kind("eval set", data, source)
+    return validate_model(EvalSet, data, source)
 
 
 def load_case(src: Source | EvalCase) -> EvalCase:
@@ -495,7 +520,7 @@ def load_case(src: Source | EvalCase) -> EvalCase:
     if isinstance(src, EvalCase):
         return src
     data, source = _read(src)
-    return _validate(EvalCase, data, source)
+    return validate_model(EvalCase, data, source)
 
 
 def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
@@ -513,7 +538,7 @@ def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
         raise FormatError(source, "$", f"a JSON array of metrics, got an object{_looks_like(data)}")
     if not isinstance(data, list):
         raise FormatError(source, "$", f"a JSON array of metrics, got {_json_type(data)}")
-    return [_validate(EvalMetric, item, source, (i,)) for i, item in enumerate(data)]
+    return [validate_model(EvalMetric, item, source, (i,)) for i, item in enumerate(data)]
 
 
 def load_result(src: Source | EvalSetResult) -> EvalSetResult:
@@ -528,15 +553,15 @@ def load_result(src: Source | EvalSetResult) -> EvalSetResult:
     data, source = _read(src, depth)
     if isinstance(data, str):
         data = _decode(data, source, depth)
-    _check_kind("eval set result", data, source)
-    return _validate(EvalSetResult, data, source)
+    check_kind("eval set result", data, source)
+    return validate_model(EvalSetResult, data, source)
 
 
 _RESULT_KEYS = ("evalSetResultId", "evalSetResultName", "evalSetId", "evalCaseResults", "summary")
 """A result document has at least one of these keys (compared ignoring case), or none at all."""
 
 
-def _check_kind(kind: str, data: Any, source: str) -> None:
+def check_kind(kind: str, data: Any, source: str) -> None:
     """A :class:`FormatError` when ``data`` is a document of another kind.
 
     A result must be an object with a result key (or be empty) and no ``evalCases`` without
@@ -762,6 +787,35 @@ def _result_chunks(result: EvalSetResult) -> Iterator[str]:
     yield "\n"
 
 
+def result_file_chunks(head: EvalSetResult, case_texts: Iterable[bytes]) -> Iterator[str | bytes]:
+    """The result file in pieces, from a result without case results (``head``) and the file
+    text of each case result as :func:`case_result_text` wrote it (bytes, written as they are)."""
+    placed = head.model_copy(update={"eval_case_results": []})
+    pad = "  "
+    first = True
+    yield "{"
+    for key, value in _model_items(placed).items():
+        yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
+        first = False
+        if key == "evalCaseResults":
+            count = 0
+            for text in case_texts:
+                yield (b",\n    " if count else b"[\n    ") + text
+                count += 1
+            yield "\n  ]" if count else "[]"
+        elif isinstance(value, BaseModel):
+            yield from _model_chunks(value, 1)
+        else:
+            yield _encode(_plain(value)).replace("\n", "\n" + pad)
+    yield "\n}\n"
+
+
+def case_result_text(result: BaseModel) -> bytes:
+    """One case result as it stands in a result file (indented for its place in
+    ``evalCaseResults``, Go-escaped, UTF-8): a piece of :func:`result_file_chunks`."""
+    return _utf8(go_escape(_models_text([result], 2)[0]))
+
+
 def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:
     """JSON of ``model`` in pieces, as it stands ``level`` containers deep: a list of models
     (case results, case summaries) goes out :data:`_BATCH` models at a time and a nested model
@@ -789,9 +843,10 @@ def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:
     yield "\n" + "  " * level + "}" if not first else "}"
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Path:
-    """Write ``text`` (a string or string pieces) via a temp file in the same folder and a
-    rename, so that readers never see a partial file. String pieces get Go's HTML escaping.
+def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str | bytes]) -> Path:
+    """Write ``text`` (a string or pieces) via a temp file in the same folder and a rename, so
+    that readers never see a partial file. String pieces get Go's HTML escaping; bytes pieces
+    are file text already (escaped, UTF-8) and are written as they are.
 
     The file is always valid UTF-8: a lone surrogate still in the text (JSON from this module
     has them escaped already) is written as U+FFFD, as Go writes invalid UTF-8."""
@@ -804,7 +859,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -
                 handle.write(_utf8(text))
             else:
                 for piece in text:
-                    handle.write(_utf8(go_escape(piece)))
+                    handle.write(piece if isinstance(piece, bytes) else _utf8(go_escape(piece)))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)

@@ -3,7 +3,7 @@ judgements, or the agent ran on the offline scripted agent model.
 
 One rule for every place numbers are shown — the run's repr and ``summary_text()``, the
 inspector's header, the report's banner (frames carry a ``heuristic`` column per judgement):
-:func:`run_flags` lists the flags of a result and its run info.
+:func:`run_flags` lists the flags of a run and its run info.
 """
 
 from __future__ import annotations
@@ -41,10 +41,16 @@ def agent_is_scripted(info: Mapping[str, Any] | None) -> bool:
     return SCRIPTED_AGENT_MODEL in str((info or {}).get("agent", ""))
 
 
-def run_flags(result: EvalSetResult, info: Mapping[str, Any] | None = None) -> list[str]:
-    """The flag texts of a result and its run info; empty when LLMs produced everything."""
+def result_uses_heuristic(result: EvalSetResult) -> bool:
+    """True when a judgement of any case result came from the offline heuristic judge."""
+    return any(case_uses_heuristic(c) for c in result.eval_case_results or ())
+
+
+def run_flags(heuristic: bool, info: Mapping[str, Any] | None = None) -> list[str]:
+    """The flag texts of a run (``heuristic``: a judgement came from the offline heuristic
+    judge) and its run info; empty when LLMs produced everything."""
     flags = []
-    if any(case_uses_heuristic(c) for c in result.eval_case_results or ()):
+    if heuristic:
         flags.append(HEURISTIC_LABEL)
     if agent_is_scripted(info):
         flags.append(SCRIPTED_AGENT_LABEL)

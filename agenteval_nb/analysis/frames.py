@@ -30,14 +30,15 @@ holds the generated table).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..schema import EvalMetricResult, EvalSetResult, Invocation
+from ..schema import EvalMetric, EvalMetricResult, EvalSet, EvalSetResult, Invocation
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
 from ..settings import config
 from .columns import COLUMNS, SCHEMAS, STRS
@@ -86,6 +87,29 @@ _SCALE = tuple("ABCDEFGHIJKLMNOPQRST")
 _EVALUATED = ("passed", "failed")
 
 
+class ResultView(Protocol):
+    """What the table builders read: a result model, the metrics and the eval sets (a
+    :class:`~.record.RunRecord`, or a :class:`TableInput` over a batch of case results)."""
+
+    @property
+    def result(self) -> EvalSetResult: ...
+
+    @property
+    def metrics(self) -> Sequence[EvalMetric]: ...
+
+    @property
+    def evalsets(self) -> Sequence[EvalSet]: ...
+
+
+@dataclass(slots=True)
+class TableInput:
+    """A plain :class:`ResultView`."""
+
+    result: EvalSetResult
+    metrics: Sequence[EvalMetric]
+    evalsets: Sequence[EvalSet]
+
+
 # -- helpers --------------------------------------------------------------------------------------
 
 
@@ -117,11 +141,11 @@ def _score_read(score: pl.Expr, status: pl.Expr) -> pl.Expr:
     return pl.when(score.is_null() & status.is_in(_EVALUATED)).then(0.0).otherwise(score)
 
 
-def _evaluators(run: EvalRun) -> dict[str, str]:
+def _evaluators(run: ResultView) -> dict[str, str]:
     return {m.metric_name: m.evaluator_key for m in run.metrics}
 
 
-def _with_evaluator(df: pl.DataFrame, run: EvalRun, fallback: str | None = None) -> pl.DataFrame:
+def _with_evaluator(df: pl.DataFrame, run: ResultView, fallback: str | None = None) -> pl.DataFrame:
     """Add ``evaluator`` from the run's metric definitions (else the ``fallback`` column)."""
     mapping = _evaluators(run)
     known = (
@@ -177,7 +201,7 @@ def _extra_has(m: EvalMetricResult, key: str) -> bool:
 # -- cases and metrics ----------------------------------------------------------------------------
 
 
-def cases_frame(run: EvalRun) -> pl.DataFrame:
+def cases_frame(run: ResultView) -> pl.DataFrame:
     """One row per case result (run_id, eval_id)."""
     cols: dict[str, list[Any]] = {name: [] for name in CASES_SCHEMA}
     run_ids, eval_ids, set_ids = cols["run_id"], cols["eval_id"], cols["eval_set_id"]
@@ -202,7 +226,7 @@ def cases_frame(run: EvalRun) -> pl.DataFrame:
     return _frame(cols, CASES_SCHEMA)
 
 
-def metrics_frame(run: EvalRun) -> pl.DataFrame:
+def metrics_frame(run: ResultView) -> pl.DataFrame:
     """One row per overall metric result of a case result (run_id, eval_id, metric_name)."""
     cols: dict[str, list[Any]] = {name: [] for name in METRICS_SCHEMA if name != "evaluator"}
     run_ids, eval_ids, names = cols["run_id"], cols["eval_id"], cols["metric_name"]
@@ -250,7 +274,7 @@ def _judge_totals(record: JudgeRecord) -> tuple[int, int, int | None, int | None
     return len(samples), hits, prompt, completion, latency
 
 
-def invocations_frame(run: EvalRun) -> pl.DataFrame:
+def invocations_frame(run: ResultView) -> pl.DataFrame:
     """One row per turn metric result (run_id, eval_id, invocation_index, metric_name).
 
     Turn columns are collected once per turn and gathered onto its metric rows; judge columns
@@ -394,7 +418,7 @@ def _sparse(
 
 
 def _rubric_texts(
-    run: EvalRun,
+    run: ResultView,
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str, str], str]]:
     """Rubric text by (metric, rubric id) from the metric definitions, and by (case, metric, id)
     from the eval sets' case rubrics."""
@@ -427,7 +451,7 @@ def _criterion_rubrics(m: EvalMetricResult) -> dict[str, str]:
     }
 
 
-def rubrics_frame(run: EvalRun) -> pl.DataFrame:
+def rubrics_frame(run: ResultView) -> pl.DataFrame:
     """One row per rubric score of a turn metric result."""
     names = [k for k in RUBRICS_SCHEMA if k != "evaluator"]
     cols: dict[str, list[Any]] = {name: [] for name in names}
@@ -460,7 +484,7 @@ def rubrics_frame(run: EvalRun) -> pl.DataFrame:
     return _with_evaluator(df, run).select(list(RUBRICS_SCHEMA))
 
 
-def samples_frame(run: EvalRun) -> pl.DataFrame:
+def samples_frame(run: ResultView) -> pl.DataFrame:
     """One row per judge call (scored sample or extra call) of a turn metric result."""
     names = [*(k for k in SAMPLES_SCHEMA if k != "evaluator"), "judge_evaluator"]
     cols: dict[str, list[Any]] = {name: [] for name in names}
@@ -501,7 +525,7 @@ def samples_frame(run: EvalRun) -> pl.DataFrame:
     return _with_evaluator(df, run, fallback="judge_evaluator").select(list(SAMPLES_SCHEMA))
 
 
-def logprobs_frame(run: EvalRun) -> pl.DataFrame:
+def logprobs_frame(run: ResultView) -> pl.DataFrame:
     """One row per (turn metric result, verifier sample, candidate, label)."""
     names = [k for k in LOGPROBS_SCHEMA if k != "evaluator"]
     cols: dict[str, list[Any]] = {name: [] for name in names}
@@ -546,7 +570,7 @@ BUILDERS = {
     "samples": samples_frame,
     "logprobs": logprobs_frame,
 }
-"""Frame kind → builder ``(RunRecord) -> pl.DataFrame`` (a walk of the result model)."""
+"""Frame kind → builder ``(ResultView) -> pl.DataFrame`` (a walk of the result model)."""
 
 
 # -- across runs ----------------------------------------------------------------------------------

@@ -23,15 +23,17 @@ from typing import Any, overload
 
 import polars as pl
 
-from ..engine.summary import SummaryError, check_run_ids
+from .._gc import gc_paused
+from ..engine.summary import SummaryError, check_run_ids, check_run_numbers
 from ..errors import FormatError
 from ..io import Source, load_evalset, load_metrics, load_result
 from ..schema import EvalMetric, EvalSet, EvalSetResult
+from ..sources import StreamedResult, open_result
 from ..stores.base import ResultStore
 from .frames import SCHEMAS, frame, to_backend
 from .paired import compare_records
 from .passk import parse_pass_nc
-from .record import with_summary
+from .record import RecordBuilder, with_summary
 from .run import EvalRun
 
 __all__ = ["RunCollection", "RunLike", "as_run", "load_run", "parse_pass_nc", "with_summary"]
@@ -137,8 +139,12 @@ def load_run(
             elapsed_s=path_or_result.elapsed_s,
             info=dict(path_or_result.info),
         )
-    result = load_result(path_or_result)
     path = _path_of(path_or_result)
+    if isinstance(path_or_result, (str, os.PathLike)):
+        streamed = open_result(path_or_result)
+        if streamed is not None:
+            return _streamed_run(streamed, sets, metric_list, path)
+    result = load_result(path_or_result)
     _check_runs(result, str(path) if path is not None else "<object>")
     computed = result.summary is None
     result, notes = with_summary(result)
@@ -156,6 +162,36 @@ def load_run(
         app_name=app_name,
         info=info,
     )
+
+
+def _streamed_run(
+    streamed: StreamedResult,
+    sets: list[EvalSet],
+    metrics: list[EvalMetric],
+    path: Path | None,
+) -> EvalRun:
+    """The run of a split result file: each case result validated, added to the tables and
+    kept as its file text, one at a time (the file's own summary is kept)."""
+    try:
+        check_run_numbers(streamed.head.summary, streamed.run_ids)
+    except SummaryError as exc:
+        raise FormatError(streamed.source, exc.json_path, f"a consistent result: {exc}") from None
+    cases = {c.eval_id: c for es in sets for c in es.eval_cases or () if c is not None}
+    builder = RecordBuilder(metrics, source=streamed.source)
+    with gc_paused():
+        for i in range(len(streamed.raw)):
+            result = streamed.case_result(i)
+            builder.add_text(i, cases.get(result.eval_id or ""), result, streamed.text(i))
+    info: dict[str, Any] = {"summary_computed": False}
+    app_name = ""
+    if path is not None:
+        info["source"] = str(path)
+        if path.name.endswith(RESULT_SUFFIX):
+            app_name = path.parent.name
+    run = builder.record(EvalRun, streamed.head, metrics=metrics, app_name=app_name, info=info)
+    if sets:
+        run.evalsets = sets
+    return run
 
 
 def _check_runs(result: EvalSetResult, source: str) -> None:
@@ -177,8 +213,9 @@ def as_run(value: Any, what: str = "this function") -> EvalRun:
     Anything else is a ``TypeError`` naming ``what`` and the accepted kinds; a folder with
     several results is a ``TypeError`` listing their keys.
     """
-    if isinstance(value, EvalRun) and value.result.summary is not None:
-        _check_runs(value.result, "<EvalRun>")
+    if isinstance(value, EvalRun) and value.header.summary is not None:
+        if not value.streaming:  # a streamed run was checked when it was built
+            _check_runs(value.result, "<EvalRun>")
         return value
     if isinstance(value, (EvalRun, EvalSetResult, Mapping, str, os.PathLike)):
         value = load_run(value)

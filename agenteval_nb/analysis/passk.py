@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ..engine.summary import run_bound
 from ..io import load_result
 from ..schema import EvalSetResult, EvalStatus
 from .record import RunRecord, with_summary
@@ -307,24 +306,29 @@ def pass_at_k_table(
 
 def num_runs(record: RunRecord) -> int:
     """``summary.numRuns``, else the largest ``runId`` (or 1) — never more than the result's
-    run summaries or case results can back (:func:`~..engine.summary.run_bound`)."""
-    summary = record.result.summary
+    run summaries or case results can back (as :func:`~..engine.summary.run_bound`)."""
+    summary = record.header.summary
     if summary is not None and summary.num_runs:
         claimed = summary.num_runs
     else:
-        claimed = max((c.run_id or 1 for c in record.result.eval_case_results or ()), default=1)
-    return min(claimed, run_bound(record.result))
+        claimed = int(record.table("cases")["run_id"].fill_null(1).max() or 1)
+    written = len(summary.run_summaries or ()) if summary is not None else 0
+    return min(claimed, max(written, record.num_case_results, 1))
 
 
-def _case_run_counts(result: EvalSetResult) -> dict[str, list[int]]:
+def _case_run_counts(record: RunRecord) -> dict[str, list[int]]:
     """eval id → ``[n, c]``: distinct run ids of the case, and those where every result of the
     case passed (final status). Duplicates of ``(evalId, runId)`` count once."""
-    runs: dict[str, dict[int | None, bool]] = {}
-    for case in result.eval_case_results or ():
-        slots = runs.setdefault(case.eval_id or "", {})
-        passed = case.final_eval_status == EvalStatus.PASSED
-        slots[case.run_id] = slots.get(case.run_id, True) and passed
-    return {k: [len(v), sum(v.values())] for k, v in runs.items()}
+    rows = record.table("cases").select(
+        pl.col("eval_id").fill_null(""),
+        "run_id",
+        (pl.col("status") == EvalStatus.PASSED.value).fill_null(False).alias("passed"),
+    )
+    per_run = rows.group_by(["eval_id", "run_id"], maintain_order=True).agg(pl.col("passed").all())
+    per_case = per_run.group_by("eval_id", maintain_order=True).agg(
+        pl.len().alias("n"), pl.col("passed").sum().alias("c")
+    )
+    return {eval_id: [int(n), int(c)] for eval_id, n, c in per_case.iter_rows()}
 
 
 _PASS_AT_K_SCHEMA: dict[str, Any] = {
@@ -360,7 +364,7 @@ def pass_at_k_frame(record: RunRecord, ks: Sequence[int] | None = None) -> pl.Da
       ``ae.pass_at_k(n, c, k)`` (NaN when ``k > n``, where the reference raises),
       ``pass_hat_k_plugin`` = ``ae.pass_hat_k(n, c, k)``.
     """
-    counts = _case_run_counts(record.result)
+    counts = _case_run_counts(record)
     k_list = list(ks) if ks is not None else list(range(1, num_runs(record) + 1))
     table = pass_at_k_table(
         list(counts),
@@ -372,7 +376,8 @@ def pass_at_k_frame(record: RunRecord, ks: Sequence[int] | None = None) -> pl.Da
     schema = _PASS_AT_K_SCHEMA
     cases = pl.DataFrame({name: table[name] for name in schema}, schema=schema)
 
-    n_set, c_set = parse_pass_nc(with_summary(record.result)[0])
+    header = record.header
+    n_set, c_set = parse_pass_nc(header if header.summary else with_summary(record.result)[0])
     nan = float("nan")
     reference: dict[str, list[Any]] = {name: [] for name in schema}
     for k in k_list:

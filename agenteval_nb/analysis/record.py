@@ -1,11 +1,19 @@
-"""``RunRecord``: what a run produced — the result, what was evaluated, and its tables.
+"""``RunRecord``: what a run produced — its frame tables, its case results, what was evaluated.
 
-The record is data. Its frame tables (:data:`~.columns.FRAME_COLUMNS`: cases, metrics,
-invocations, rubrics, samples, logprobs) are built from the result once, by the builders of
-:mod:`.frames`, and kept: every reader (the frame methods, ``summary_df``, ``compare``, plots,
-the report) selects from the same table instead of walking the result model again.
+The record is data, in one of two forms:
 
-Cache rule: a table belongs to the result it was built from. Replacing ``record.result``, a
+* **streamed** (``ae.evaluate``, ``ae.load_run`` of a result file): the frame tables
+  (:data:`~.columns.FRAME_COLUMNS`) were built while the case results streamed past
+  (:class:`RecordBuilder`, a batch of models at a time), and each case result is kept as its
+  result-file text (:class:`~agenteval_nb.details.CaseDetails`), decoded only when asked for
+  (:meth:`RunRecord.case_result`, the inspector, the report's detailed cases). The eval sets
+  are their :class:`~agenteval_nb.sources.CaseSource`\\ s: a case is validated when shown.
+* **model** (``RunRecord(result=...)``, or after reading ``record.result``): the result model
+  is the truth and the tables are built from it on first read.
+
+Reading ``record.result`` of a streamed record decodes every case result once and turns it
+into a model record (the streamed tables stay: they equal a fresh build). Cache rule of a
+model record: a table belongs to the result it was built from. Replacing ``record.result``, a
 case result in its ``eval_case_results``, or the ``metrics`` / ``evalsets`` lists rebuilds the
 tables on the next read; editing a field *inside* a case result in place does not (call
 :meth:`RunRecord.clear_tables` after such an edit).
@@ -13,17 +21,23 @@ tables on the next read; editing a field *inside* a case result in place does no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from .._gc import gc_paused
+from ..details import CaseDetails, save_details
 from ..engine.summary import check_run_ids, summarize
-from ..schema import EvalMetric, EvalSet, EvalSetResult
-from .frames import BUILDERS
+from ..io import case_result_text, save_result
+from ..offline_flags import run_flags
+from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
+from ..sources import CaseSource, ModelCases
+from .frames import BUILDERS, TableInput
 
 
-@dataclass
 class RunRecord:
     """An evaluation result with the eval sets and metrics it came from, and its tables.
 
@@ -32,17 +46,136 @@ class RunRecord:
     file); ``warnings`` lists what the run wants the user to see (e.g. a skipped metric).
     """
 
-    result: EvalSetResult
-    evalsets: list[EvalSet] = field(default_factory=list)
-    metrics: list[EvalMetric] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    app_name: str = ""
-    elapsed_s: float | None = None
-    info: dict[str, Any] = field(default_factory=dict)
-    _tables: dict[str, pl.DataFrame] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
-    _built_from: tuple[Any, ...] = field(default=(), init=False, repr=False, compare=False)
+    def __init__(
+        self,
+        result: EvalSetResult | None = None,
+        evalsets: Sequence[EvalSet] = (),
+        metrics: Sequence[EvalMetric] = (),
+        warnings: Sequence[str] = (),
+        app_name: str = "",
+        elapsed_s: float | None = None,
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self._result = result if result is not None else EvalSetResult()
+        self._head: EvalSetResult | None = None
+        self._details: CaseDetails | None = None
+        self._sources: list[CaseSource] = []
+        self._evalsets: list[EvalSet] | None = list(evalsets)
+        self.metrics = list(metrics)
+        self.warnings = list(warnings)
+        self.app_name = app_name
+        self.elapsed_s = elapsed_s
+        self.info = dict(info or {})
+        self._tables: dict[str, pl.DataFrame] = {}
+        self._built_from: tuple[Any, ...] = ()
+
+    @classmethod
+    def streamed(
+        cls,
+        head: EvalSetResult,
+        details: CaseDetails,
+        tables: dict[str, pl.DataFrame],
+        sources: Sequence[CaseSource] = (),
+        **fields: Any,
+    ) -> Any:
+        """A streamed record (see the module): ``head`` is the result without case results."""
+        record = cls(**fields)
+        record._result = None  # type: ignore[assignment]
+        record._head = head.model_copy(update={"eval_case_results": None})
+        record._details = details
+        record._sources = list(sources)
+        record._evalsets = None if sources else record._evalsets
+        record._tables = dict(tables)
+        return record
+
+    # -- the result ---------------------------------------------------------------------------
+
+    @property
+    def streaming(self) -> bool:
+        """True while the case results are held as file text (nothing decoded in bulk)."""
+        return self._result is None
+
+    @property
+    def result(self) -> EvalSetResult:
+        """The result model (a streamed record decodes every case result once, here)."""
+        if self._result is None:
+            assert self._head is not None and self._details is not None
+            with gc_paused(keep=True):
+                cases = list(self._details)
+            self._result = self._head.model_copy(update={"eval_case_results": cases})
+            self._head = self._details = None
+            self._built_from = self._source()  # the streamed tables describe these cases
+        return self._result
+
+    @result.setter
+    def result(self, value: EvalSetResult) -> None:
+        self._result = value
+        self._head = self._details = None
+
+    @property
+    def header(self) -> EvalSetResult:
+        """The result without its case results (ids, summary, timestamp)."""
+        if self._head is not None:
+            return self._head
+        return self._result.model_copy(update={"eval_case_results": None})
+
+    @property
+    def num_case_results(self) -> int:
+        if self._details is not None:
+            return len(self._details)
+        return len(self._result.eval_case_results or ())
+
+    def case_result(self, index: int) -> EvalCaseResult:
+        """Case result ``index`` (row ``index`` of the cases table), decoded alone."""
+        if self._details is not None:
+            return self._details[index]
+        return (self._result.eval_case_results or [])[index]
+
+    def case_results(self) -> Iterator[EvalCaseResult]:
+        """Every case result in order, one decoded at a time."""
+        if self._details is not None:
+            return iter(self._details)
+        return iter(self._result.eval_case_results or ())
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the result file atomically (Go format, readable by trpc-agent-go); a streamed
+        record writes its case texts as they are."""
+        if self._details is not None and self._head is not None:
+            return save_details(self._head, self._details, path)
+        return save_result(self._result, path)
+
+    # -- what was evaluated -------------------------------------------------------------------
+
+    @property
+    def evalsets(self) -> list[EvalSet]:
+        """The eval sets evaluated (a streamed record validates every case once, here)."""
+        if self._evalsets is None:
+            self._evalsets = [s.evalset() for s in self._sources]
+        return self._evalsets
+
+    @evalsets.setter
+    def evalsets(self, value: Sequence[EvalSet]) -> None:
+        self._evalsets = list(value)
+        self._sources = []
+
+    def eval_set_ids(self) -> list[str]:
+        """Ids of the eval sets evaluated (none decoded)."""
+        if self._evalsets is None:
+            return [s.header.eval_set_id for s in self._sources]
+        return [es.eval_set_id for es in self._evalsets]
+
+    def eval_case(self, eval_id: str) -> EvalCase | None:
+        """The eval case ``eval_id`` of the first eval set that holds it (validated alone)."""
+        sources = self._sources if self._evalsets is None else map(ModelCases, self._evalsets)
+        for source in sources:
+            try:
+                index = source.eval_ids.index(eval_id)
+            except ValueError:
+                continue
+            return source.case(index)
+        return None
+
+    # -- tables -------------------------------------------------------------------------------
 
     def table(self, kind: str) -> pl.DataFrame:
         """The ``kind`` frame table (polars), built on first read and kept (see the module's
@@ -50,6 +183,8 @@ class RunRecord:
         if kind not in BUILDERS:
             known = sorted(BUILDERS)
             raise ValueError(f"unknown frame kind {kind!r}; expected one of {known}")
+        if self._result is None:
+            return self._tables[kind]
         source = self._source()
         if source != self._built_from:
             self._tables.clear()
@@ -61,20 +196,128 @@ class RunRecord:
 
     def clear_tables(self) -> None:
         """Forget every built table (after editing the result model in place)."""
+        self.result  # noqa: B018 - a streamed record becomes a model record first
         self._tables.clear()
         self._built_from = ()
 
     def _source(self) -> tuple[Any, ...]:
         """Identity of everything the tables are built from (one id per case result)."""
-        cases = self.result.eval_case_results or ()
+        cases = self._result.eval_case_results or ()
+        evalsets = self._evalsets or []
         return (
-            id(self.result),
+            id(self._result),
             tuple(map(id, cases)),
             id(self.metrics),
             tuple(map(id, self.metrics)),
-            id(self.evalsets),
-            tuple(map(id, self.evalsets)),
+            id(self._evalsets),
+            tuple(map(id, evalsets)),
         )
+
+
+class RecordBuilder:
+    """A result sink (:class:`~agenteval_nb.engine.run.ResultSink`) that builds a streamed
+    record: each case result is encoded to its file text, and every ``batch`` results the
+    frame builders run over the batch; :meth:`tables` joins the parts in position order.
+
+    Peak memory: one batch of models plus the texts and the tables, whatever the run's size.
+    """
+
+    def __init__(
+        self, metrics: Sequence[EvalMetric] = (), batch: int = 1024, source: str = "<run>"
+    ) -> None:
+        self.metrics = list(metrics)
+        self.batch = batch
+        self.source = source
+        self._texts: dict[int, bytes] = {}
+        self._pending: list[tuple[int, EvalCase | None, EvalCaseResult]] = []
+        self._parts: dict[str, list[pl.DataFrame]] = {kind: [] for kind in BUILDERS}
+        self._keys: list[tuple[int, int | None, str | None]] = []
+        self._last = -1
+        self._in_order = True
+
+    def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
+        self.add_text(position, case, result, case_result_text(result))
+
+    def add_text(
+        self, position: int, case: EvalCase | None, result: EvalCaseResult, text: bytes
+    ) -> None:
+        """:meth:`add` with the case result's file text already at hand (a loaded file)."""
+        self._texts[position] = text
+        self._pending.append((position, case, result))
+        self._keys.append((position, result.run_id, result.eval_id))
+        self._in_order = self._in_order and position > self._last
+        self._last = max(self._last, position)
+        if len(self._pending) >= self.batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        results = [r for _, _, r in self._pending]
+        cases = [c for _, c, _ in self._pending if c is not None]
+        part = TableInput(
+            result=EvalSetResult.model_construct(eval_case_results=results),
+            metrics=self.metrics,
+            evalsets=[EvalSet.model_construct(eval_set_id="", eval_cases=cases)] if cases else [],
+        )
+        for kind, build in BUILDERS.items():
+            self._parts[kind].append(build(part))
+        self._pending = []
+
+    def details(self) -> CaseDetails:
+        """The case texts in position order."""
+        return CaseDetails((self._texts[p] for p in sorted(self._texts)), self.source)
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """Every frame table, rows in position order (what a build over the whole result gives)."""
+        self._flush()
+        tables = {
+            kind: pl.concat(parts) if parts else BUILDERS[kind](_EMPTY)
+            for kind, parts in self._parts.items()
+        }
+        if self._in_order:
+            return tables
+        order = pl.DataFrame(
+            self._keys,
+            schema={"_pos": pl.Int64, "run_id": pl.Int64, "eval_id": pl.String},
+            orient="row",
+        )
+        return {kind: _reorder(table, order) for kind, table in tables.items()}
+
+    def record(self, cls: type[RunRecord], head: EvalSetResult, **fields: Any) -> Any:
+        """The streamed record (``cls``: :class:`RunRecord` or a subclass)."""
+        tables = self.tables()
+        return cls.streamed(head, self.details(), tables, **fields)
+
+
+_EMPTY = TableInput(result=EvalSetResult(), metrics=[], evalsets=[])
+
+
+def _reorder(table: pl.DataFrame, order: pl.DataFrame) -> pl.DataFrame:
+    """``table`` with its rows in ``_pos`` order of their (run_id, eval_id); rows of a case
+    keep their order."""
+    if table.is_empty():
+        return table
+    columns = table.columns
+    return (
+        table.join(order, on=["run_id", "eval_id"], how="left", maintain_order="left")
+        .sort("_pos", maintain_order=True)
+        .select(columns)
+    )
+
+
+def uses_heuristic(record: RunRecord) -> bool:
+    """True when a judgement of the run came from the offline heuristic judge (its tables'
+    ``heuristic`` column: per-turn judge records and judge samples)."""
+    return any(
+        bool(record.table(kind)["heuristic"].fill_null(False).any())
+        for kind in ("invocations", "samples")
+    )
+
+
+def record_flags(record: RunRecord) -> list[str]:
+    """The offline flags of a run (:func:`~agenteval_nb.offline_flags.run_flags`)."""
+    return run_flags(uses_heuristic(record), record.info)
 
 
 def with_summary(result: EvalSetResult) -> tuple[EvalSetResult, list[str]]:

@@ -12,21 +12,19 @@ import html
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from ..engine.aggregate import aggregate_case_runs
-from ..io import save_result
-from ..offline_flags import run_flags
-from ..schema import EvalSet, EvalStatus
+from ..schema import EvalSet
 from . import passk, stats
 from .frames import frame, to_backend
 from .paired import Comparison, compare_records
-from .record import RunRecord
+from .record import RunRecord, record_flags
 
 
-@dataclass(repr=False)
 class EvalRun(RunRecord):
     """An evaluation result ready for analysis (fields: :class:`~.record.RunRecord`)."""
 
@@ -41,18 +39,22 @@ class EvalRun(RunRecord):
         return passk.num_runs(self)
 
     def case_status_counts(self) -> Counter[str]:
-        return Counter(c.final_eval_status or "" for c in self.result.eval_case_results or ())
+        """Case results per ``finalEvalStatus`` (all runs)."""
+        statuses = self.table("cases")["status"].fill_null("")
+        return Counter(dict(statuses.value_counts().iter_rows()))
 
     def metric_pass_rates(self) -> dict[str, tuple[int, int]]:
-        """Metric name → (passed, evaluated) over all case results of all runs."""
-        out: dict[str, list[int]] = {}
-        for case in self.result.eval_case_results or ():
-            for m in case.overall_eval_metric_results or ():
-                slot = out.setdefault(m.metric_name or "", [0, 0])
-                if m.eval_status != EvalStatus.NOT_EVALUATED:
-                    slot[1] += 1
-                    slot[0] += m.eval_status == EvalStatus.PASSED
-        return {k: (v[0], v[1]) for k, v in out.items()}
+        """Metric name → (passed, evaluated) over all case results of all runs (first-seen
+        metric order)."""
+        rows = (
+            self.table("metrics")
+            .group_by(pl.col("metric_name").fill_null(""), maintain_order=True)
+            .agg(
+                (pl.col("status") == "passed").sum().alias("passed"),
+                (pl.col("status") != "not_evaluated").fill_null(True).sum().alias("evaluated"),
+            )
+        )
+        return {name: (int(p), int(e)) for name, p, e in rows.iter_rows()}
 
     # -- frames (columns: agenteval_nb.analysis.frames) ---------------------------------------
 
@@ -107,10 +109,6 @@ class EvalRun(RunRecord):
         order = [c.eval_id for es in self.evalsets for c in es.eval_cases or ()]
         return aggregate_case_runs(self.result.eval_case_results or [], order)
 
-    def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the result file atomically (Go format, readable by trpc-agent-go)."""
-        return save_result(self.result, path)
-
     def to_html(self, path: str | os.PathLike[str], **kwargs: Any) -> Path:
         """Write the single-file HTML report (see :func:`agenteval_nb.report.export_html`)."""
         from ..report import export_html
@@ -121,9 +119,10 @@ class EvalRun(RunRecord):
         """A few plain-text lines with the headline numbers."""
         counts = self.case_status_counts()
         total = sum(counts.values())
-        summary = self.result.summary
+        header = self.header
+        summary = header.summary
         lines = [
-            f"eval set {self.result.eval_set_id}: {total} case results "
+            f"eval set {header.eval_set_id}: {total} case results "
             f"over {self.num_runs} run(s), "
             f"overall {summary.overall_status if summary else 'n/a'}",
             "cases: "
@@ -135,22 +134,23 @@ class EvalRun(RunRecord):
         for name, (passed, evaluated) in self.metric_pass_rates().items():
             rate = f"{passed / evaluated:.1%}" if evaluated else "n/a"
             lines.append(f"  {name}: {passed}/{evaluated} passed ({rate})")
-        lines.extend(f"note: {flag}" for flag in run_flags(self.result, self.info))
+        lines.extend(f"note: {flag}" for flag in record_flags(self))
         lines.extend(f"warning: {w}" for w in self.warnings)
         return "\n".join(lines)
 
     def num_errored(self) -> int:
         """Case results that failed with an error message instead of a score."""
-        return sum(1 for c in self.result.eval_case_results or () if c.error_message)
+        errors = self.table("cases")["error"]
+        return int((errors.is_not_null() & (errors != "")).sum())
 
     def __repr__(self) -> str:
         counts = self.case_status_counts()
         return (
-            f"EvalRun(eval_set={self.result.eval_set_id!r}, runs={self.num_runs}, "
+            f"EvalRun(eval_set={self.header.eval_set_id!r}, runs={self.num_runs}, "
             f"cases={sum(counts.values())}, passed={counts.get('passed', 0)}, "
             f"failed={counts.get('failed', 0)}, errored={self.num_errored()}, "
             f"metrics={len(self.metric_pass_rates())}"
-            + (f", offline={flags!r}" if (flags := run_flags(self.result, self.info)) else "")
+            + (f", offline={flags!r}" if (flags := record_flags(self)) else "")
             + ")"
         )
 
@@ -161,12 +161,9 @@ class EvalRun(RunRecord):
             for name, (passed, evaluated) in self.metric_pass_rates().items()
         )
         counts = self.case_status_counts()
-        warn = "".join(
-            f"<li>{html.escape(w)}</li>"
-            for w in [*run_flags(self.result, self.info), *self.warnings]
-        )
+        warn = "".join(f"<li>{html.escape(w)}</li>" for w in [*record_flags(self), *self.warnings])
         return (
-            f"<div><b>EvalRun</b> {html.escape(str(self.result.eval_set_id))} — "
+            f"<div><b>EvalRun</b> {html.escape(str(self.header.eval_set_id))} — "
             f"{self.num_runs} run(s), {sum(counts.values())} case results: "
             f"{counts.get('passed', 0)} passed, {counts.get('failed', 0)} failed, "
             f"{counts.get('not_evaluated', 0)} not evaluated, {self.num_errored()} with an error"

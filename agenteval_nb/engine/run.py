@@ -8,20 +8,21 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import Any, Protocol
 
 from .._gc import gc_frozen, gc_paused
-from ..errors import ConfigError
+from ..errors import ConfigError, FormatError
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
-from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
+from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
+from ..sources import CaseSource, as_source
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .case import PlannedMetric, evaluate_case, plan_metric
 from .executor import CaseExecutor, CaseJob
 from .inference import AgentSetup, InferenceResult, failed_inference, infer_case
 from .pool import map_bounded
-from .summary import summarize
+from .summary import CaseOutcome, case_outcome, summarize_outcomes
 
 DEFAULT_CASE_PARALLELISM = 8
 """Cases evaluated at once when no judge is involved and none was asked for."""
@@ -35,12 +36,38 @@ class EvaluationError(RuntimeError):
     """The evaluation as a whole failed (bad configuration or a callback error)."""
 
 
+class ResultSink(Protocol):
+    """Where finished case results go, one at a time, while the run goes on.
+
+    ``position`` orders the case results of the whole evaluation (run by run, cases in eval-set
+    order); results arrive in completion order. ``case`` is the eval case (None when it could
+    not be loaded). The sink owns the result from then on: the engine keeps only its
+    :data:`~.summary.CaseOutcome`.
+    """
+
+    def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None: ...
+
+
+@dataclass(slots=True)
+class CollectedResults:
+    """The default sink: keeps every case result model (``ordered()``: in position order)."""
+
+    results: dict[int, EvalCaseResult] = field(default_factory=dict)
+
+    def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
+        self.results[position] = result
+
+    def ordered(self) -> list[EvalCaseResult]:
+        return [self.results[p] for p in sorted(self.results)]
+
+
 @dataclass(slots=True)
 class EngineOutput:
-    """What the engine returns: the result model plus what the analysis layer wants to know."""
+    """What the engine returns: the result (its case results too when no sink was given, else
+    none: the sink has them), the sources evaluated, and what the analysis layer wants to know."""
 
     result: EvalSetResult
-    evalsets: list[EvalSet]
+    sources: list[CaseSource]
     metrics: list[EvalMetric]
     warnings: list[str] = field(default_factory=list)
     app_name: str = ""
@@ -65,6 +92,7 @@ class EngineOptions:
     on_case_inferred: Callable[[], None] | None = None
     agents: AgentSetup = field(default_factory=AgentSetup)
     executor: CaseExecutor | None = None
+    sink: ResultSink | None = None
 
     def __post_init__(self) -> None:
         self.num_runs = positive_int("num_runs", self.num_runs)
@@ -100,9 +128,10 @@ def case_id_list(case_ids: Any) -> list[str] | None:
     return ids
 
 
-def plan_runs(evalsets: Sequence[EvalSet], num_runs: int) -> list[EvalSet]:
-    """The eval set of each run 1..N: one set repeated ``num_runs`` times, or several sets as the
-    recorded runs of one eval set.
+def plan_runs(evalsets: Sequence[EvalSet | CaseSource], num_runs: int) -> list[Any]:
+    r"""The eval set of each run 1..N: one set repeated ``num_runs`` times, or several sets as the
+    recorded runs of one eval set (eval set models or :class:`~agenteval_nb.sources.CaseSource`\ s,
+    returned as given).
 
     Raises :class:`~agenteval_nb.errors.ConfigError` when no set is given, when sets given
     together have different ``evalSetId``s (they are not runs of one set: evaluate each on its
@@ -115,7 +144,7 @@ def plan_runs(evalsets: Sequence[EvalSet], num_runs: int) -> list[EvalSet]:
         _check_unique_ids(evalset)
     if len(evalsets) == 1:
         return [evalsets[0]] * num_runs
-    ids = list(dict.fromkeys(es.eval_set_id for es in evalsets))
+    ids = list(dict.fromkeys(_set_id(es) for es in evalsets))
     if len(ids) > 1:
         raise ConfigError(
             f"{len(evalsets)} eval sets with different evalSetIds ({', '.join(map(repr, ids))}) "
@@ -128,17 +157,25 @@ def plan_runs(evalsets: Sequence[EvalSet], num_runs: int) -> list[EvalSet]:
     return list(evalsets)
 
 
-def _check_unique_ids(evalset: EvalSet) -> None:
+def _set_id(evalset: EvalSet | CaseSource) -> str:
+    return evalset.eval_set_id if isinstance(evalset, EvalSet) else evalset.header.eval_set_id
+
+
+def _case_ids(evalset: EvalSet | CaseSource) -> list[str]:
+    if isinstance(evalset, EvalSet):
+        return [c.eval_id for c in evalset.eval_cases or () if c is not None]
+    return evalset.eval_ids
+
+
+def _check_unique_ids(evalset: EvalSet | CaseSource) -> None:
     seen: dict[str, int] = {}
-    for i, case in enumerate(evalset.eval_cases or ()):
-        if case is None:
-            continue
-        if case.eval_id in seen:
+    for i, eval_id in enumerate(_case_ids(evalset)):
+        if eval_id in seen:
             raise ConfigError(
-                f"eval set {evalset.eval_set_id!r}: evalId {case.eval_id!r} appears twice "
-                f"(evalCases[{seen[case.eval_id]}] and evalCases[{i}]); eval ids must be unique"
+                f"eval set {_set_id(evalset)!r}: evalId {eval_id!r} appears twice "
+                f"(evalCases[{seen[eval_id]}] and evalCases[{i}]); eval ids must be unique"
             )
-        seen[case.eval_id] = i
+        seen[eval_id] = i
 
 
 def case_pool_size(options: EngineOptions) -> int:
@@ -161,13 +198,8 @@ def case_pool_size(options: EngineOptions) -> int:
     return DEFAULT_CASE_PARALLELISM
 
 
-def _app_name(evalset: EvalSet, explicit: str | None) -> str:
-    if explicit:
-        return explicit
-    for case in evalset.eval_cases or ():
-        if case.session_input and case.session_input.app_name:
-            return case.session_input.app_name
-    return evalset.eval_set_id
+def _app_name(source: CaseSource, explicit: str | None) -> str:
+    return explicit or source.app_name or source.header.eval_set_id
 
 
 def plan_metrics(
@@ -189,10 +221,11 @@ def plan_metrics(
 
 
 async def run_evaluation(
-    evalsets: Sequence[EvalSet], metrics: Sequence[EvalMetric], options: EngineOptions
+    evalsets: Sequence[EvalSet | CaseSource], metrics: Sequence[EvalMetric], options: EngineOptions
 ) -> EngineOutput:
     """Evaluate ``evalsets`` as runs 1..N (one eval set repeated ``num_runs`` times, or a list of
-    recorded runs that share case ids) and summarise."""
+    recorded runs that share case ids) and summarise. Case results go to ``options.sink`` as
+    they finish (else they are collected into the returned result)."""
     if options.agents.runs_agents:
         with gc_frozen():  # live agents make cycles: collect them, not the loaded data
             return await _run_evaluation(evalsets, metrics, options)
@@ -201,10 +234,10 @@ async def run_evaluation(
 
 
 async def _run_evaluation(
-    evalsets: Sequence[EvalSet], metrics: Sequence[EvalMetric], options: EngineOptions
+    evalsets: Sequence[EvalSet | CaseSource], metrics: Sequence[EvalMetric], options: EngineOptions
 ) -> EngineOutput:
     started = time.perf_counter()
-    run_sets = plan_runs(evalsets, options.num_runs)
+    run_sets: list[CaseSource] = [as_source(s) for s in plan_runs(evalsets, options.num_runs)]
     primary = run_sets[0]
     app_name = _app_name(primary, options.app_name)
     try:
@@ -214,29 +247,49 @@ async def _run_evaluation(
     plan, warnings = plan_metrics(metrics, options.registry)
     warnings.extend(_unknown_case_ids(run_sets, options.case_ids))
     state: dict[str, Any] = {}
+    collected = CollectedResults() if options.sink is None else None
+    sink: ResultSink = options.sink or collected  # type: ignore[assignment]
+    outcomes: dict[int, CaseOutcome] = {}
+    unloadable: list[str] = []
 
-    async def one_run(run_id: int) -> list[EvalCaseResult]:
-        evalset = run_sets[run_id - 1]
-        return await _run_once(run_id, evalset, app_name, plan, options, state)
+    def keep(position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
+        outcomes[position] = case_outcome(result)
+        sink.add(position, case, result)
+
+    offsets = [0]
+    for source in run_sets:
+        offsets.append(offsets[-1] + len(selected_indices(source, options.case_ids)))
+
+    async def one_run(run_id: int) -> None:
+        source = run_sets[run_id - 1]
+        await _run_once(
+            run_id, source, app_name, plan, options, state, offsets[run_id - 1], keep, unloadable
+        )
 
     if options.runs_parallel and len(run_sets) > 1:
-        per_run = await asyncio.gather(*(one_run(r) for r in range(1, len(run_sets) + 1)))
+        await asyncio.gather(*(one_run(r) for r in range(1, len(run_sets) + 1)))
     else:
-        per_run = [await one_run(r) for r in range(1, len(run_sets) + 1)]
+        for r in range(1, len(run_sets) + 1):
+            await one_run(r)
 
-    case_results = [r for run in per_run for r in run]
-    result_id = f"{app_name}_{primary.eval_set_id}_{uuid.uuid4()}"
+    if unloadable:
+        warnings.append(
+            f"{len(unloadable)} case(s) could not be loaded and failed with the reason as their "
+            f"errorMessage: {unloadable[0]}" + (" …" if len(unloadable) > 1 else "")
+        )
+    set_id = primary.header.eval_set_id
+    result_id = f"{app_name}_{set_id}_{uuid.uuid4()}"
     result = EvalSetResult(
         eval_set_result_id=result_id,
         eval_set_result_name=result_id,
-        eval_set_id=primary.eval_set_id,
-        eval_case_results=case_results,
-        summary=summarize(case_results, len(run_sets)),
+        eval_set_id=set_id,
+        eval_case_results=collected.ordered() if collected is not None else None,
+        summary=summarize_outcomes([outcomes[p] for p in sorted(outcomes)], len(run_sets)),
         creation_timestamp=time.time(),
     )
     return EngineOutput(
         result=result,
-        evalsets=_unique(run_sets),
+        sources=_unique(run_sets),
         metrics=list(metrics),
         warnings=warnings,
         app_name=app_name,
@@ -244,11 +297,19 @@ async def _run_evaluation(
     )
 
 
-def _unknown_case_ids(evalsets: Sequence[EvalSet], case_ids: Sequence[str] | None) -> list[str]:
+def selected_indices(source: CaseSource, case_ids: Sequence[str] | None) -> list[int]:
+    """Indices of the cases of ``source`` to evaluate (all, or those in ``case_ids``)."""
+    if case_ids is None:
+        return list(range(len(source.eval_ids)))
+    wanted = set(case_ids)
+    return [i for i, eval_id in enumerate(source.eval_ids) if eval_id in wanted]
+
+
+def _unknown_case_ids(sources: Sequence[CaseSource], case_ids: Sequence[str] | None) -> list[str]:
     """A warning naming requested case ids that no eval set holds (the reference ignores them)."""
     if case_ids is None:
         return []
-    known = {c.eval_id for es in evalsets for c in es.eval_cases or () if c is not None}
+    known = {eval_id for source in sources for eval_id in source.eval_ids}
     unknown = [i for i in dict.fromkeys(case_ids) if i not in known]
     if not unknown:
         return []
@@ -256,13 +317,13 @@ def _unknown_case_ids(evalsets: Sequence[EvalSet], case_ids: Sequence[str] | Non
     return [f"case_ids: {len(unknown)} id(s) not in the eval set were ignored: {shown}"]
 
 
-def _unique(evalsets: Sequence[EvalSet]) -> list[EvalSet]:
+def _unique(sources: Sequence[CaseSource]) -> list[CaseSource]:
     seen: set[int] = set()
     out = []
-    for es in evalsets:
-        if id(es) not in seen:
-            seen.add(id(es))
-            out.append(es)
+    for source in sources:
+        if id(source) not in seen:
+            seen.add(id(source))
+            out.append(source)
     return out
 
 
@@ -280,25 +341,63 @@ _BETWEEN_PHASES = (CallbackPoint.AFTER_INFERENCE_SET, CallbackPoint.BEFORE_EVALU
 
 async def _run_once(
     run_id: int,
-    evalset: EvalSet,
+    source: CaseSource,
     app_name: str,
     plan: list[PlannedMetric],
     options: EngineOptions,
     state: dict[str, Any],
-) -> list[EvalCaseResult]:
-    """One run: inference then evaluation of every case (SPEC §8.2, §8.3).
+    offset: int,
+    keep: Callable[[int, EvalCase | None, EvalCaseResult], None],
+    unloadable: list[str],
+) -> None:
+    """One run: inference then evaluation of every case (SPEC §8.2, §8.3); each case result goes
+    to ``keep`` at position ``offset + index`` as soon as it is done.
 
-    Cases flow through both phases one by one (a case is evaluated as soon as its turns are
-    in), at most :func:`case_pool_size` at a time, results in case order. Only when callbacks
-    sit between the phases (AfterInferenceSet, BeforeEvaluateSet) does the run wait for every
-    inference first, as those callbacks see the whole set. Session ids are drawn in case order.
+    Cases flow through both phases one by one (a case is loaded from its source when its turn
+    comes, evaluated as soon as its turns are in, and dropped), at most :func:`case_pool_size`
+    at a time. Only when callbacks sit between the phases (AfterInferenceSet,
+    BeforeEvaluateSet) does the run wait for every inference first, as those callbacks see the
+    whole set. Session ids are drawn in case order. A case that cannot be loaded becomes a
+    failed case result with the loader's message.
     """
-    cases = [c for c in evalset.eval_cases or () if c is not None]
-    if options.case_ids is not None:
-        wanted = set(options.case_ids)
-        cases = [c for c in cases if c.eval_id in wanted]
-    set_id = evalset.eval_set_id
-    session_ids = [options.session_id_factory() for _ in cases]
+    selected = selected_indices(source, options.case_ids)
+    ids = [source.eval_ids[i] for i in selected]
+    set_id = source.header.eval_set_id
+    session_ids = [options.session_id_factory() for _ in selected]
+    callbacks = options.callbacks
+    between_phases = bool(callbacks) and any(callbacks.has(p) for p in _BETWEEN_PHASES)  # type: ignore[union-attr]
+    whole_set = bool(callbacks) and callbacks.has(CallbackPoint.AFTER_EVALUATE_SET)  # type: ignore[union-attr]
+    run_results: list[EvalCaseResult | None] = [None] * len(selected) if whole_set else []
+    loaded: dict[int, EvalCase] = {}
+
+    def case_at(index: int) -> EvalCase:
+        """Case ``index`` validated from the source (kept only when both phases need it)."""
+        case = loaded.get(index)
+        if case is None:
+            case = source.case(selected[index])
+            if between_phases:
+                loaded[index] = case
+        return case
+
+    def done(index: int, case: EvalCase | None, result: EvalCaseResult) -> EvalCaseResult:
+        if whole_set:
+            run_results[index] = result
+        keep(offset + index, case, result)
+        if options.on_case_done is not None:
+            options.on_case_done()
+        return result
+
+    def unloaded(index: int, exc: FormatError) -> EvalCaseResult:
+        unloadable.append(str(exc))
+        failed = EvalCaseResult(
+            eval_set_id=set_id,
+            eval_id=ids[index],
+            run_id=run_id,
+            final_eval_status=EvalStatus.FAILED.value,
+            error_message=str(exc),
+            session_id=session_ids[index],
+        )
+        return done(index, None, failed)
 
     async def fire(point: CallbackPoint, case_id: str | None = None, **kw: Any) -> None:
         """Run the callbacks of ``point``; the event is built only when there are callbacks."""
@@ -306,21 +405,23 @@ async def _run_once(
             event = CallbackEvent(point, app_name, set_id, run_id, state, case_id, **kw)
             await options.callbacks.fire(event)
 
-    async def infer_one(index: int) -> InferenceResult:
-        inference = await _infer_with_callbacks(cases[index], session_ids[index], options, fire)
+    async def infer_one(index: int, case: EvalCase) -> InferenceResult:
+        inference = await _infer_with_callbacks(case, session_ids[index], options, fire)
         if options.on_case_inferred is not None:
             options.on_case_inferred()
         return inference
 
     async def evaluate_one(
-        index: int, inference: InferenceResult, done: EvalCaseResult | None = None
+        index: int,
+        case: EvalCase,
+        inference: InferenceResult,
+        finished: EvalCaseResult | None = None,
     ) -> EvalCaseResult:
-        """Evaluate (unless an executor already did: ``done``) with the case callbacks."""
-        case = cases[index]
+        """Evaluate (unless an executor already did: ``finished``) with the case callbacks."""
         try:
             await fire(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
-            if done is not None:
-                result = done
+            if finished is not None:
+                result = finished
             else:
                 result = await evaluate_case(
                     app_name=app_name,
@@ -335,32 +436,51 @@ async def _run_once(
             await fire(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
         except Exception as exc:
             raise _PhaseError("evaluate", exc) from exc
-        if options.on_case_done is not None:
-            options.on_case_done()
-        return result
+        return done(index, case, result)
 
     executor = options.executor
 
     async def elsewhere(index: int) -> EvalCaseResult:
         """One case on the executor; the case callbacks fire here, around it."""
-        case, session_id = cases[index], session_ids[index]
+        try:
+            case = case_at(index)
+        except FormatError as exc:
+            return unloaded(index, exc)
+        session_id = session_ids[index]
         try:
             await fire(CallbackPoint.BEFORE_INFERENCE_CASE, case.eval_id)
         except Exception as exc:
-            return await evaluate_one(index, failed_inference(case, session_id, str(exc)))
+            return await evaluate_one(index, case, failed_inference(case, session_id, str(exc)))
         inference, result = await runner.run(case, session_id)  # type: ignore[union-attr]
         try:
             await fire(CallbackPoint.AFTER_INFERENCE_CASE, case.eval_id, result=inference)
         except Exception as exc:
-            return await evaluate_one(index, failed_inference(case, session_id, str(exc)))
+            return await evaluate_one(index, case, failed_inference(case, session_id, str(exc)))
         if options.on_case_inferred is not None:
             options.on_case_inferred()
-        return await evaluate_one(index, inference, result)
+        return await evaluate_one(index, case, inference, result)
 
-    indices = list(range(len(cases)))
+    async def both(index: int) -> EvalCaseResult:
+        try:
+            case = case_at(index)
+        except FormatError as exc:
+            return unloaded(index, exc)
+        return await evaluate_one(index, case, await infer_one(index, case))
+
+    async def infer_only(index: int) -> InferenceResult | FormatError:
+        try:
+            case = case_at(index)
+        except FormatError as exc:
+            return exc
+        return await infer_one(index, case)
+
+    async def evaluate_inferred(index: int, inference: InferenceResult | FormatError) -> Any:
+        if isinstance(inference, FormatError):
+            return unloaded(index, inference)
+        return await evaluate_one(index, case_at(index), inference)
+
+    indices = list(range(len(selected)))
     pool = case_pool_size(options)
-    callbacks = options.callbacks
-    between_phases = bool(callbacks) and any(callbacks.has(p) for p in _BETWEEN_PHASES)  # type: ignore[union-attr]
     runner = None
     if executor is not None:
         if between_phases:
@@ -377,26 +497,25 @@ async def _run_once(
         except Exception as exc:
             raise _PhaseError("inference", exc) from exc
         if executor is not None:
-            results = await map_bounded(indices, elsewhere, pool)
+            await map_bounded(indices, elsewhere, pool)
         elif between_phases:
-            inferences = await map_bounded(indices, infer_one, pool)
+            inferences = await map_bounded(indices, infer_only, pool)
             try:
-                await fire(CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
+                await fire(
+                    CallbackPoint.AFTER_INFERENCE_SET,
+                    result=[i for i in inferences if not isinstance(i, FormatError)],
+                )
             except Exception as exc:
                 raise _PhaseError("inference", exc) from exc
             try:
                 await fire(CallbackPoint.BEFORE_EVALUATE_SET)
             except Exception as exc:
                 raise _PhaseError("evaluate", exc) from exc
-            results = await map_bounded(indices, lambda i: evaluate_one(i, inferences[i]), pool)
+            await map_bounded(indices, lambda i: evaluate_inferred(i, inferences[i]), pool)
         else:
-
-            async def both(index: int) -> EvalCaseResult:
-                return await evaluate_one(index, await infer_one(index))
-
-            results = await map_bounded(indices, both, pool)
+            await map_bounded(indices, both, pool)
         try:
-            await fire(CallbackPoint.AFTER_EVALUATE_SET, result=results)
+            await fire(CallbackPoint.AFTER_EVALUATE_SET, result=run_results)
         except Exception as exc:
             raise _PhaseError("evaluate", exc) from exc
     except _PhaseError as exc:
@@ -404,7 +523,6 @@ async def _run_once(
     finally:
         if runner is not None:
             await runner.close()
-    return results
 
 
 async def _infer_with_callbacks(

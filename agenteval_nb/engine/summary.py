@@ -12,7 +12,6 @@ from ..schema import (
     CaseRunSummary,
     CaseSummary,
     EvalCaseResult,
-    EvalMetricResult,
     EvalSetResult,
     EvalSetResultSummary,
     EvalStatus,
@@ -39,9 +38,12 @@ def run_bound(result: EvalSetResult) -> int:
     ``numRuns`` and ``runId`` are header fields anyone can write; work that loops over runs is
     bounded by this count of records actually present, never by those fields alone.
     """
-    summary = result.summary
+    return _bound(result.summary, len(result.eval_case_results or ()))
+
+
+def _bound(summary: EvalSetResultSummary | None, n_cases: int) -> int:
     written = len(summary.run_summaries or ()) if summary is not None else 0
-    return max(written, len(result.eval_case_results or ()), 1)
+    return max(written, n_cases, 1)
 
 
 def check_run_ids(result: EvalSetResult) -> None:
@@ -49,23 +51,26 @@ def check_run_ids(result: EvalSetResult) -> None:
     ``runId`` above :func:`run_bound`, or a ``runId`` above a written ``numRuns``
     (:class:`SummaryError`). A million claimed runs over four case results is an error here,
     not a million-step loop later."""
-    bound = run_bound(result)
-    summary = result.summary
+    cases = result.eval_case_results or ()
+    check_run_numbers(result.summary, [c.run_id if c is not None else None for c in cases])
+
+
+def check_run_numbers(summary: EvalSetResultSummary | None, run_ids: Sequence[int | None]) -> None:
+    """:func:`check_run_ids` of a summary and the ``runId`` of each case result."""
+    bound = _bound(summary, len(run_ids))
     num_runs = summary.num_runs if summary is not None else None
     if num_runs is not None and num_runs > bound:
         raise SummaryError(
             f"numRuns {num_runs} is more than the file holds "
             f"({len(summary.run_summaries or ())} run summaries, "  # type: ignore[union-attr]
-            f"{len(result.eval_case_results or ())} case results)",
+            f"{len(run_ids)} case results)",
             "$.summary.numRuns",
         )
     limit = min(bound, num_runs) if num_runs else bound
-    for i, case in enumerate(result.eval_case_results or ()):
-        if case is not None and (case.run_id or 0) > limit:
+    for i, run_id in enumerate(run_ids):
+        if (run_id or 0) > limit:
             what = f"numRuns {num_runs}" if num_runs else f"the {bound} case result(s)"
-            raise SummaryError(
-                f"runId {case.run_id} exceeds {what}", f"$.evalCaseResults[{i}].runId"
-            )
+            raise SummaryError(f"runId {run_id} exceeds {what}", f"$.evalCaseResults[{i}].runId")
 
 
 def _counts(statuses: Sequence[str]) -> StatusCounts | None:
@@ -86,13 +91,39 @@ def _shared_counts(passed: int, failed: int, not_evaluated: int) -> StatusCounts
     )
 
 
-def _metric_summaries(results: Sequence[EvalMetricResult]) -> list[MetricSummary] | None:
+CaseOutcome = tuple[str, CaseRunSummary]
+"""What the summary needs of one case result: its ``evalId`` and its run summary (status,
+error, and the overall metric results as ``CaseRunMetricResult``s sorted by name). A streamed
+run keeps these, not the case results."""
+
+
+def case_outcome(result: EvalCaseResult) -> CaseOutcome:
+    """The :data:`CaseOutcome` of one case result."""
+    metrics = sorted(result.overall_eval_metric_results or (), key=lambda m: m.metric_name or "")
+    return result.eval_id or "", CaseRunSummary(
+        run_id=result.run_id,
+        final_eval_status=result.final_eval_status,
+        error_message=result.error_message,
+        metric_results=[
+            CaseRunMetricResult(
+                metric_name=m.metric_name,
+                score=m.score,
+                eval_status=m.eval_status,
+                threshold=m.threshold,
+            )
+            for m in metrics
+        ]
+        or None,
+    )
+
+
+def _metric_summaries(results: Sequence[CaseRunMetricResult]) -> list[MetricSummary] | None:
     """Per metric name (sorted): first-seen threshold, counts, mean of evaluated scores.
 
     ``evalStatus`` follows :func:`~agenteval_nb.schema.status.status_for` on the mean (a NaN mean
     fails); not_evaluated (mean 0) when no result of that metric was evaluated.
     """
-    by_name: dict[str, list[EvalMetricResult]] = defaultdict(list)
+    by_name: dict[str, list[CaseRunMetricResult]] = defaultdict(list)
     for result in results:
         by_name[result.metric_name or ""].append(result)
     out = []
@@ -115,8 +146,8 @@ def _metric_summaries(results: Sequence[EvalMetricResult]) -> list[MetricSummary
     return out or None
 
 
-def _fail_if_errored(status: EvalStatus, results: Sequence[EvalCaseResult]) -> EvalStatus:
-    if status == EvalStatus.NOT_EVALUATED and any(r.error_message for r in results):
+def _fail_if_errored(status: EvalStatus, runs: Sequence[CaseRunSummary]) -> EvalStatus:
+    if status == EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
         return EvalStatus.FAILED
     return status
 
@@ -124,7 +155,15 @@ def _fail_if_errored(status: EvalStatus, results: Sequence[EvalCaseResult]) -> E
 def summarize(
     results: Sequence[EvalCaseResult | None], num_runs: int | None
 ) -> EvalSetResultSummary:
-    """Summary of case results over runs ``1..num_runs`` (empty runs are not_evaluated).
+    """Summary of case results over runs ``1..num_runs``: :func:`summarize_outcomes` of their
+    :func:`case_outcome`s."""
+    return summarize_outcomes([case_outcome(r) for r in results if r is not None], num_runs)
+
+
+def summarize_outcomes(
+    outcomes: Sequence[CaseOutcome], num_runs: int | None
+) -> EvalSetResultSummary:
+    """Summary of case outcomes over runs ``1..num_runs`` (empty runs are not_evaluated).
 
     ``num_runs`` defaults to the largest run id (or 1); a result read from outside is checked
     with :func:`check_run_ids` first, so that a forged ``runId`` cannot set the work. A case's
@@ -132,29 +171,28 @@ def summarize(
     cross-run metric statuses; either way a not_evaluated outcome becomes failed when a run of
     the case has an ``errorMessage``.
     """
-    cases = [r for r in results if r is not None]
-    for i, result in enumerate(cases):
-        if not result.eval_id:
+    for i, (eval_id, run) in enumerate(outcomes):
+        if not eval_id:
             raise SummaryError(f"eval id at index {i} is empty")
-        if not result.run_id or result.run_id < 1:
+        if not run.run_id or run.run_id < 1:
             raise SummaryError(f"run id at index {i} is not set")
     if not num_runs:
-        num_runs = max((r.run_id or 1 for r in cases), default=1)
-    for i, result in enumerate(cases):
-        if (result.run_id or 0) > num_runs:
+        num_runs = max((run.run_id or 1 for _, run in outcomes), default=1)
+    for i, (_, run) in enumerate(outcomes):
+        if (run.run_id or 0) > num_runs:
             raise SummaryError(f"run id at index {i} exceeds num runs {num_runs}")
 
-    by_run: dict[int, list[EvalCaseResult]] = defaultdict(list)
-    by_case: dict[str, list[EvalCaseResult]] = defaultdict(list)
-    for result in cases:
-        by_run[result.run_id or 1].append(result)
-        by_case[result.eval_id or ""].append(result)
+    by_run: dict[int, list[CaseRunSummary]] = defaultdict(list)
+    by_case: dict[str, list[CaseRunSummary]] = defaultdict(list)
+    for eval_id, run in outcomes:
+        by_run[run.run_id or 1].append(run)
+        by_case[eval_id].append(run)
 
     run_summaries = []
     for run_id in range(1, num_runs + 1):
         run_cases = by_run.get(run_id, [])
         statuses = [r.final_eval_status or "" for r in run_cases]
-        metrics = [m for r in run_cases for m in r.overall_eval_metric_results or ()]
+        metrics = [m for r in run_cases for m in r.metric_results or ()]
         run_summaries.append(
             RunSummary(
                 run_id=run_id,
@@ -167,7 +205,7 @@ def summarize(
     case_summaries = []
     for eval_id in sorted(by_case):
         runs = sorted(by_case[eval_id], key=lambda r: r.run_id or 0)
-        metrics = [m for r in runs for m in r.overall_eval_metric_results or ()]
+        metrics = [m for r in runs for m in r.metric_results or ()]
         metric_summaries = _metric_summaries(metrics)
         if num_runs <= 1:
             status = summarize_statuses([r.final_eval_status or "" for r in runs])
@@ -180,27 +218,7 @@ def summarize(
                 overall_status=status.value,
                 run_status_counts=_counts([r.final_eval_status or "" for r in runs]),
                 metric_summaries=metric_summaries,
-                run_summaries=[
-                    CaseRunSummary(
-                        run_id=r.run_id,
-                        final_eval_status=r.final_eval_status,
-                        error_message=r.error_message,
-                        metric_results=[
-                            CaseRunMetricResult(
-                                metric_name=m.metric_name,
-                                score=m.score,
-                                eval_status=m.eval_status,
-                                threshold=m.threshold,
-                            )
-                            for m in sorted(
-                                r.overall_eval_metric_results or (),
-                                key=lambda m: m.metric_name or "",
-                            )
-                        ]
-                        or None,
-                    )
-                    for r in runs
-                ],
+                run_summaries=runs,
             )
         )
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..analysis.record import record_flags
 from ..render import render_case
 from ..render.case import metric_rubric_texts
-from ..render.flags import run_badges
+from ..render.flags import flags_badges
 from ..render.text import plain, score_text
 from ..schema import EvalCase
 from .entries import Entry, Query, build_entries, filter_entries, status_and_score
@@ -92,5 +93,5 @@ def inspect_run(run: Any, *, page_size: int = PAGE_SIZE) -> MasterDetail:
         RunSource(run),
         page_size=page_size,
         title=title + " case results",
-        flags=run_badges(run),
+        flags=flags_badges(record_flags(run)),
     )

@@ -121,10 +121,13 @@ def test_unscorable_case_is_failed_in_the_result(unscorable_run):
     for case in unscorable_run.result.eval_case_results:
         metric = case.overall_eval_metric_results[0]
         if case.eval_id == "broken":
-            assert math.isnan(metric.score)
+            # run.result is the wire form: a NaN score is written (and read back) as null
+            assert metric.score is None
             assert metric.eval_status == "failed" and case.final_eval_status == "failed"
         else:
             assert case.final_eval_status == "passed"
+    scores = unscorable_run.metrics_df(backend="polars").filter(eval_id="broken")["score"]
+    assert scores.is_nan().all()  # the frames were built from the scores as computed
 
 
 def test_unscorable_case_is_failed_in_the_summary(unscorable_run):

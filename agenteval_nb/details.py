@@ -1,0 +1,94 @@
+"""A run's case results held compactly: the text each has in the result file, decoded on request.
+
+A case result of a 100k-case run is tens of pydantic objects (judge prompts, tool traces,
+both invocations of every turn); held as its file text it is one ``bytes`` object. The run's
+frame tables are built from the models before they are encoded (:mod:`agenteval_nb.analysis
+.record`), so the bytes are read again only when someone asks for a case: the inspector, the
+report's detailed cases, ``run.result``, or the file written by ``run.save``.
+
+Rule: a decoded case result equals what loading the saved file gives for that case (the wire
+format: NaN and infinities are ``null``, an empty reason is absent).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+from .io import (
+    MAX_DEPTH,
+    RESULT_EXTRA_DEPTH,
+    case_result_text,
+    decode_json,
+    result_file_chunks,
+    validate_model,
+    write_text_atomic,
+)
+from .schema import EvalCaseResult, EvalSetResult
+
+
+class CaseDetails(Sequence[EvalCaseResult]):
+    """Case results as their result-file text (UTF-8 bytes), in file order.
+
+    ``details[i]`` decodes case result ``i`` (a new model each time: edit it, then
+    :meth:`replace` it to keep the edit); ``details.text(i)`` is its raw text.
+    """
+
+    __slots__ = ("_source", "_texts")
+
+    def __init__(self, texts: Iterable[bytes] = (), source: str = "<run>") -> None:
+        self._texts = list(texts)
+        self._source = source
+
+    @classmethod
+    def of(cls, results: Iterable[EvalCaseResult]) -> CaseDetails:
+        """Encode case result models."""
+        return cls(case_result_text(r) for r in results)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @overload
+    def __getitem__(self, index: int) -> EvalCaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[EvalCaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> EvalCaseResult | list[EvalCaseResult]:
+        if isinstance(index, slice):
+            return [self._decode(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"case result {index} of {len(self)}")
+        return self._decode(index)
+
+    def __iter__(self) -> Iterator[EvalCaseResult]:
+        return (self._decode(i) for i in range(len(self)))
+
+    def text(self, index: int) -> bytes:
+        """Case result ``index`` as it stands in the result file."""
+        return self._texts[index]
+
+    def nbytes(self) -> int:
+        """Bytes held by the texts."""
+        return sum(len(t) for t in self._texts)
+
+    def replace(self, index: int, result: EvalCaseResult) -> None:
+        """Store ``result`` as case result ``index``."""
+        self._texts[index] = case_result_text(result)
+
+    def _decode(self, index: int) -> EvalCaseResult:
+        prefix: tuple[int | str, ...] = ("evalCaseResults", index)
+        depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
+        data = decode_json(self._texts[index], self._source, prefix, depth)
+        return validate_model(EvalCaseResult, data, self._source, prefix)
+
+
+def save_details(head: EvalSetResult, details: CaseDetails, path: str | os.PathLike[str]) -> Path:
+    """Write the result file of ``head`` (a result without case results) and ``details``
+    atomically; the texts are written as they are, nothing is decoded."""
+    texts = (details.text(i) for i in range(len(details)))
+    return write_text_atomic(path, result_file_chunks(head, texts))

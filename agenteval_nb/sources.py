@@ -1,0 +1,242 @@
+"""Eval sets as case sources: a header, the case ids, and each case validated when it is used.
+
+The engine reads cases through :class:`CaseSource`, so that a large eval set file is never one
+model in memory. :func:`open_evalset` splits a Go-format file into its header and each case's
+raw JSON in one fast pass (msgspec ``Raw``, no objects built), pre-reads the ``evalId``\\ s, and
+validates a case (the same decoder and pydantic model as :func:`~agenteval_nb.io.load_evalset`)
+only when :meth:`CaseSource.case` is called. An eval set model, a dict, or a file of another
+shape (google-adk, trpc-agent-python) is loaded whole and served by :class:`ModelCases`.
+
+Rules: a file that cannot be split (not JSON, not an object, ``evalCases`` not an array of
+objects with string ``evalId``\\ s) is loaded whole, so its error is the loader's. A case that
+fails validation in a streamed set raises :class:`~agenteval_nb.errors.FormatError` with the
+file and the JSON path below ``$.evalCases[i]``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import msgspec
+
+from .adk import looks_like_adk
+from .io import (
+    MAX_DEPTH,
+    RESULT_EXTRA_DEPTH,
+    Source,
+    check_kind,
+    decode_json,
+    load_evalset,
+    validate_model,
+)
+from .schema import EvalCase, EvalCaseResult, EvalSet, EvalSetResult
+
+
+@runtime_checkable
+class CaseSource(Protocol):
+    """What the engine needs of an eval set: its id, header, case ids, and one case at a time."""
+
+    @property
+    def header(self) -> EvalSet:
+        """The eval set without its cases (``evalCases`` empty)."""
+
+    @property
+    def eval_ids(self) -> list[str]:
+        """The ``evalId`` of every case, in file order."""
+
+    @property
+    def app_name(self) -> str | None:
+        """The first ``sessionInput.appName`` set on a case, if any."""
+
+    def case(self, index: int) -> EvalCase:
+        """The validated case at ``index``."""
+
+    def evalset(self) -> EvalSet:
+        """The whole eval set as one model (decodes every case)."""
+
+
+@dataclass
+class ModelCases:
+    """A :class:`CaseSource` over an eval set model already in memory."""
+
+    model: EvalSet
+    header: EvalSet = field(init=False)
+    eval_ids: list[str] = field(init=False)
+    app_name: str | None = field(init=False)
+    _cases: list[EvalCase] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._cases = [c for c in self.model.eval_cases or () if c is not None]
+        self.eval_ids = [c.eval_id for c in self._cases]
+        names = (c.session_input.app_name for c in self._cases if c.session_input)
+        self.app_name = next((n for n in names if n), None)
+        self.header = self.model.model_copy(update={"eval_cases": []})
+
+    def case(self, index: int) -> EvalCase:
+        return self._cases[index]
+
+    def evalset(self) -> EvalSet:
+        return self.model
+
+
+@dataclass
+class StreamedCases:
+    """A :class:`CaseSource` over the raw case texts of one eval set file (see the module)."""
+
+    source: str
+    header: EvalSet
+    eval_ids: list[str]
+    app_name: str | None
+    raw: list[msgspec.Raw] = field(repr=False)
+    _whole: EvalSet | None = field(default=None, init=False, repr=False)
+
+    def case(self, index: int) -> EvalCase:
+        if self._whole is not None:
+            return self._whole.eval_cases[index]  # type: ignore[index]
+        prefix: tuple[int | str, ...] = ("evalCases", index)
+        data = decode_json(bytes(self.raw[index]), self.source, prefix)
+        return validate_model(EvalCase, data, self.source, prefix)
+
+    def evalset(self) -> EvalSet:
+        if self._whole is None:
+            cases = [self.case(i) for i in range(len(self.raw))]
+            self._whole = self.header.model_copy(update={"eval_cases": cases})
+        return self._whole
+
+
+class _SessionApp(msgspec.Struct):
+    appName: str | None = None
+
+
+class _CaseKeys(msgspec.Struct):
+    """What is read of every case up front (other keys are skipped, not decoded)."""
+
+    evalId: str
+    sessionInput: _SessionApp | None = None
+
+
+_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+_KEYS = msgspec.json.Decoder(_CaseKeys)
+_ADK_PROBE = 5
+"""Cases decoded up front to tell a google-adk / trpc-agent-python file from a Go file."""
+
+
+def as_source(src: Source | EvalSet | CaseSource) -> CaseSource:
+    """``src`` as a case source: sources as they are, eval set models wrapped, anything else
+    through :func:`open_evalset`."""
+    if isinstance(src, (ModelCases, StreamedCases)):
+        return src
+    if isinstance(src, EvalSet):
+        return ModelCases(src)
+    return open_evalset(src)
+
+
+def open_evalset(src: Source | bytes) -> CaseSource:
+    """A case source for an eval set path, JSON text or bytes (streamed when the file is in the
+    Go format, else loaded whole; see the module)."""
+    read = _read_bytes(src)
+    if read is None:
+        return ModelCases(load_evalset(src))  # type: ignore[arg-type]
+    data, source = read
+    try:
+        top = _TOP.decode(data)
+        raw = _LIST.decode(top["evalCases"])
+        keys = [_KEYS.decode(r) for r in raw]
+    except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
+        return _whole(src, source)
+    if "eval_cases" in top or "eval_set_id" in top:
+        return _whole(src, source)
+    head = {k: decode_json(bytes(v), source, (k,)) for k, v in top.items() if k != "evalCases"}
+    probe = [
+        decode_json(bytes(r), source, ("evalCases", i)) for i, r in enumerate(raw[:_ADK_PROBE])
+    ]
+    if looks_like_adk({"evalCases": probe}):
+        return _whole(src, source)
+    check_kind("eval set", {**head, "evalCases": []}, source)
+    header = validate_model(EvalSet, head, source)
+    ids = [k.evalId for k in keys]
+    names = (k.sessionInput.appName for k in keys if k.sessionInput is not None)
+    return StreamedCases(source, header, ids, next((n for n in names if n), None), raw)
+
+
+def _whole(src: Source | bytes, source: str) -> ModelCases:
+    if isinstance(src, bytes):
+        src = src.decode("utf-8")
+    return ModelCases(load_evalset(src if source.startswith("<") else Path(source)))  # type: ignore[arg-type]
+
+
+def _read_bytes(src: Source | bytes) -> tuple[bytes, str] | None:
+    """The file's bytes and its name, JSON text as bytes, or None for dicts and models."""
+    if isinstance(src, bytes):
+        return src, "<text>"
+    if isinstance(src, str) and src.lstrip()[:1] in ("{", "[", '"') and not os.path.isfile(src):
+        return src.encode("utf-8", "surrogatepass"), "<text>"
+    if isinstance(src, (str, os.PathLike)):
+        path = Path(os.fspath(src))
+        try:
+            return path.read_bytes(), str(path)
+        except OSError:
+            return None  # the loader names the problem (file not found …)
+    return None
+
+
+@dataclass
+class StreamedResult:
+    """A result file split like a streamed eval set: the validated header (summary included,
+    no case results), each case result's raw text, and each one's ``runId``."""
+
+    source: str
+    head: EvalSetResult
+    raw: list[msgspec.Raw] = field(repr=False)
+    run_ids: list[int | None] = field(repr=False)
+
+    def text(self, index: int) -> bytes:
+        return bytes(self.raw[index])
+
+    def case_result(self, index: int) -> EvalCaseResult:
+        """Case result ``index``, decoded and validated as :func:`~agenteval_nb.io.load_result`
+        would (errors name the file and ``$.evalCaseResults[index]…``)."""
+        prefix: tuple[int | str, ...] = ("evalCaseResults", index)
+        depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
+        data = decode_json(self.text(index), self.source, prefix, depth)
+        return validate_model(EvalCaseResult, data, self.source, prefix)
+
+
+class _RunKey(msgspec.Struct):
+    runId: int | None = None
+
+
+_RUN = msgspec.json.Decoder(_RunKey)
+
+
+def open_result(src: Source | bytes) -> StreamedResult | None:
+    """A result path, text or bytes split for streaming, or None when the document should be
+    loaded whole (not a Go-format result object, no ``summary`` to keep, or case results
+    without ``runId``: those need the summary computed, SPEC §8.6)."""
+    read = _read_bytes(src)
+    if read is None:
+        return None
+    data, source = read
+    try:
+        top = _TOP.decode(data)
+        raw = _LIST.decode(top["evalCaseResults"])
+        run_ids = [_RUN.decode(r).runId for r in raw]
+    except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
+        return None
+    if any(r is None for r in run_ids) or "summary" not in top:
+        return None
+    depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
+    head_data = {
+        k: decode_json(bytes(v), source, (k,), depth)
+        for k, v in top.items()
+        if k != "evalCaseResults"
+    }
+    check_kind("eval set result", {**head_data, "evalCaseResults": []}, source)
+    head = validate_model(EvalSetResult, head_data, source)
+    if head.summary is None:
+        return None
+    return StreamedResult(source, head, raw, run_ids)
