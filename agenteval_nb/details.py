@@ -20,7 +20,7 @@ from typing import overload
 from .io import (
     MAX_DEPTH,
     RESULT_EXTRA_DEPTH,
-    case_result_text,
+    case_result_texts,
     decode_json,
     result_file_chunks,
     validate_model,
@@ -45,7 +45,7 @@ class CaseDetails(Sequence[EvalCaseResult]):
     @classmethod
     def of(cls, results: Iterable[EvalCaseResult]) -> CaseDetails:
         """Encode case result models."""
-        return cls(case_result_text(r) for r in results)
+        return cls(case_result_texts(list(results)))
 
     def __len__(self) -> int:
         return len(self._texts)
@@ -78,7 +78,7 @@ class CaseDetails(Sequence[EvalCaseResult]):
 
     def replace(self, index: int, result: EvalCaseResult) -> None:
         """Store ``result`` as case result ``index``."""
-        self._texts[index] = case_result_text(result)
+        self._texts[index] = case_result_texts([result])[0]
 
     def _decode(self, index: int) -> EvalCaseResult:
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)

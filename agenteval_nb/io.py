@@ -210,16 +210,23 @@ def _decode(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def decode_json(
-    data: bytes, source: str, prefix: tuple[int | str, ...] = (), max_depth: int = MAX_DEPTH
+    data: bytes,
+    source: str,
+    prefix: tuple[int | str, ...] = (),
+    max_depth: int = MAX_DEPTH,
+    short_digits: bool = False,
 ) -> Any:
     """:func:`_decode` of one value found at ``prefix`` inside ``source`` (a case of a streamed
     file), with the same rules; an error names the full JSON path (its line is not known).
 
     orjson directly when the value cannot break a rule orjson lets through (fewer brackets than
-    the depth left, no digit run of :data:`_EXACT_INT_DIGITS`), else the checked path.
+    the depth left, no digit run of :data:`_EXACT_INT_DIGITS` — ``short_digits``: the caller
+    checked the whole file with :func:`short_digit_runs`), else the checked path.
     """
     limit = max_depth - len(prefix)
-    if data.count(b"[") + data.count(b"{") <= limit and not _LONG_DIGITS.search(data):
+    if data.count(b"[") + data.count(b"{") <= limit and (
+        short_digits or not _LONG_DIGITS.search(data)
+    ):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -232,6 +239,22 @@ def decode_json(
 
 
 _LONG_DIGITS = re.compile(rb"[0-9]{20}")  # _EXACT_INT_DIGITS
+
+
+def short_digit_runs(data: bytes) -> bool:
+    """True when no digit run that may be an int (:func:`_longest_int_run`: not a fraction or
+    mantissa) reaches :data:`_EXACT_INT_DIGITS`, so orjson keeps every int exact: one
+    vectorised pass, 4 MiB at a time, chunks overlapping so
+    that a run across a border is seen whole."""
+    overlap = _EXACT_INT_DIGITS
+    for begin in range(0, len(data), _SCAN_CHUNK):
+        start = max(begin - overlap, 0)
+        size = min(begin + _SCAN_CHUNK, len(data)) - start
+        raw = np.frombuffer(data, dtype=np.uint8, count=size, offset=start)
+        digit = (raw >= ord("0")) & (raw <= ord("9"))
+        if _longest_int_run(raw, digit) >= _EXACT_INT_DIGITS:
+            return False
+    return True
 
 
 def _decode_checked(text: str, source: str, max_depth: int) -> Any:
@@ -650,14 +673,14 @@ _BATCH = 256
 """Models encoded per batch by :func:`_models_text` (one digit-run check per batch)."""
 
 
-def _models_text(models: Sequence[BaseModel], level: int = 0) -> list[str]:
-    """:func:`_model_text` of each model. The check for an int beyond float64 (which pydantic
-    writes as digits and our loader would refuse) runs once over the batch's joined text, and
-    per model only when the batch has one."""
+def _models_text(models: Sequence[BaseModel], level: int = 0, indent: int | None = 2) -> list[str]:
+    """:func:`_model_text` of each model (``indent=None``: compact, where pydantic can). The
+    check for an int beyond float64 (which pydantic writes as digits and our loader would
+    refuse) runs once over the batch's joined text, and per model only when the batch has one."""
     texts: list[str | None] = []
     for model in models:
         try:
-            texts.append(model.model_dump_json(by_alias=True, exclude_none=True, indent=2))
+            texts.append(model.model_dump_json(by_alias=True, exclude_none=True, indent=indent))
         except PydanticSerializationError:
             texts.append(None)
     if _has_huge_int("\n".join(t for t in texts if t is not None)):
@@ -788,8 +811,8 @@ def _result_chunks(result: EvalSetResult) -> Iterator[str]:
 
 
 def result_file_chunks(head: EvalSetResult, case_texts: Iterable[bytes]) -> Iterator[str | bytes]:
-    """The result file in pieces, from a result without case results (``head``) and the file
-    text of each case result as :func:`case_result_text` wrote it (bytes, written as they are)."""
+    """The result file in pieces, from a result without case results (``head``) and the compact
+    text of each case result (:func:`case_result_texts`), indented here for its place."""
     placed = head.model_copy(update={"eval_case_results": []})
     pad = "  "
     first = True
@@ -800,7 +823,7 @@ def result_file_chunks(head: EvalSetResult, case_texts: Iterable[bytes]) -> Iter
         if key == "evalCaseResults":
             count = 0
             for text in case_texts:
-                yield (b",\n    " if count else b"[\n    ") + text
+                yield (b",\n    " if count else b"[\n    ") + _indented(text, 2)
                 count += 1
             yield "\n  ]" if count else "[]"
         elif isinstance(value, BaseModel):
@@ -810,10 +833,24 @@ def result_file_chunks(head: EvalSetResult, case_texts: Iterable[bytes]) -> Iter
     yield "\n}\n"
 
 
-def case_result_text(result: BaseModel) -> bytes:
-    """One case result as it stands in a result file (indented for its place in
-    ``evalCaseResults``, Go-escaped, UTF-8): a piece of :func:`result_file_chunks`."""
-    return _utf8(go_escape(_models_text([result], 2)[0]))
+def case_result_texts(results: Sequence[BaseModel]) -> list[bytes]:
+    """Case results as compact file text (Go-escaped UTF-8 JSON, no indentation: about half
+    the bytes): what a run keeps of each case result, and the input of
+    :func:`result_file_chunks`. Encode many at once: the check for huge ints runs once per
+    call (:func:`_models_text`)."""
+    return [_utf8(go_escape(text)) for text in _models_text(results, indent=None)]
+
+
+def _indented(text: bytes, level: int) -> bytes:
+    """Compact JSON ``text`` 2-space indented as it stands ``level`` containers deep, as
+    :func:`_models_text` writes it; text orjson cannot read (a lone surrogate escape, an int
+    beyond 64 bits) is written compact, which is the same JSON."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    pretty = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
+    return _utf8(go_escape(pretty)).replace(b"\n", b"\n" + b"  " * level)
 
 
 def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:

@@ -30,6 +30,7 @@ from .io import (
     check_kind,
     decode_json,
     load_evalset,
+    short_digit_runs,
     validate_model,
 )
 from .schema import EvalCase, EvalCaseResult, EvalSet, EvalSetResult
@@ -91,13 +92,17 @@ class StreamedCases:
     eval_ids: list[str]
     app_name: str | None
     raw: list[msgspec.Raw] = field(repr=False)
+    short_digits: bool = False
+    """No digit run in the file is long enough for an int orjson would not keep exact."""
     _whole: EvalSet | None = field(default=None, init=False, repr=False)
 
     def case(self, index: int) -> EvalCase:
         if self._whole is not None:
             return self._whole.eval_cases[index]  # type: ignore[index]
         prefix: tuple[int | str, ...] = ("evalCases", index)
-        data = decode_json(bytes(self.raw[index]), self.source, prefix)
+        data = decode_json(
+            bytes(self.raw[index]), self.source, prefix, short_digits=self.short_digits
+        )
         return validate_model(EvalCase, data, self.source, prefix)
 
     def evalset(self) -> EvalSet:
@@ -160,7 +165,9 @@ def open_evalset(src: Source | bytes) -> CaseSource:
     header = validate_model(EvalSet, head, source)
     ids = [k.evalId for k in keys]
     names = (k.sessionInput.appName for k in keys if k.sessionInput is not None)
-    return StreamedCases(source, header, ids, next((n for n in names if n), None), raw)
+    app_name = next((n for n in names if n), None)
+    short = short_digit_runs(data)
+    return StreamedCases(source, header, ids, app_name, raw, short)
 
 
 def _whole(src: Source | bytes, source: str) -> ModelCases:
@@ -193,6 +200,7 @@ class StreamedResult:
     head: EvalSetResult
     raw: list[msgspec.Raw] = field(repr=False)
     run_ids: list[int | None] = field(repr=False)
+    short_digits: bool = False
 
     def text(self, index: int) -> bytes:
         return bytes(self.raw[index])
@@ -202,7 +210,7 @@ class StreamedResult:
         would (errors name the file and ``$.evalCaseResults[index]…``)."""
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
-        data = decode_json(self.text(index), self.source, prefix, depth)
+        data = decode_json(self.text(index), self.source, prefix, depth, self.short_digits)
         return validate_model(EvalCaseResult, data, self.source, prefix)
 
 
@@ -239,4 +247,4 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
     head = validate_model(EvalSetResult, head_data, source)
     if head.summary is None:
         return None
-    return StreamedResult(source, head, raw, run_ids)
+    return StreamedResult(source, head, raw, run_ids, short_digit_runs(data))

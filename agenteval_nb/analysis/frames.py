@@ -29,6 +29,7 @@ holds the generated table).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -128,12 +129,36 @@ def to_backend(df: pl.DataFrame, backend: str | None) -> Any:
 
 def _frame(columns: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """``pl.DataFrame(columns, schema=schema)``; list-of-string columns go through pyarrow,
-    which converts nested Python lists an order of magnitude faster than polars does."""
+    which converts nested Python lists an order of magnitude faster than polars does.
+
+    Frames hold UTF-8: a lone surrogate (half an emoji, valid in JSON) reads as U+FFFD."""
+    try:
+        return _frame_of(columns, schema)
+    except UnicodeEncodeError:
+        clean = {
+            name: [_utf8_safe(v) for v in values] if schema[name] in (_STR, _STRS) else values
+            for name, values in columns.items()
+        }
+        return _frame_of(clean, schema)
+
+
+def _frame_of(columns: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     data: dict[str, Any] = dict(columns)
     for name, dtype in schema.items():
         if dtype == _STRS:
             data[name] = pl.from_arrow(pa.array(columns[name], type=_PA_STRS))
     return pl.DataFrame(data, schema=schema)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8_safe(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_utf8_safe(v) for v in value]
+    return value
 
 
 def _score_read(score: pl.Expr, status: pl.Expr) -> pl.Expr:

@@ -31,7 +31,7 @@ import polars as pl
 from .._gc import gc_paused
 from ..details import CaseDetails, save_details
 from ..engine.summary import check_run_ids, summarize
-from ..io import case_result_text, save_result
+from ..io import case_result_texts, save_result
 from ..offline_flags import run_flags
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
 from ..sources import CaseSource, ModelCases
@@ -229,21 +229,20 @@ class RecordBuilder:
         self.batch = batch
         self.source = source
         self._texts: dict[int, bytes] = {}
-        self._pending: list[tuple[int, EvalCase | None, EvalCaseResult]] = []
+        self._pending: list[tuple[int, EvalCase | None, EvalCaseResult, bytes | None]] = []
         self._parts: dict[str, list[pl.DataFrame]] = {kind: [] for kind in BUILDERS}
         self._keys: list[tuple[int, int | None, str | None]] = []
         self._last = -1
         self._in_order = True
 
     def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
-        self.add_text(position, case, result, case_result_text(result))
+        self.add_text(position, case, result, None)
 
     def add_text(
-        self, position: int, case: EvalCase | None, result: EvalCaseResult, text: bytes
+        self, position: int, case: EvalCase | None, result: EvalCaseResult, text: bytes | None
     ) -> None:
         """:meth:`add` with the case result's file text already at hand (a loaded file)."""
-        self._texts[position] = text
-        self._pending.append((position, case, result))
+        self._pending.append((position, case, result, text))
         self._keys.append((position, result.run_id, result.eval_id))
         self._in_order = self._in_order and position > self._last
         self._last = max(self._last, position)
@@ -251,10 +250,15 @@ class RecordBuilder:
             self._flush()
 
     def _flush(self) -> None:
+        """Encode the batch's new results and run the frame builders over the batch."""
         if not self._pending:
             return
-        results = [r for _, _, r in self._pending]
-        cases = [c for _, c, _ in self._pending if c is not None]
+        results = [r for _, _, r, _ in self._pending]
+        fresh = [r for _, _, r, text in self._pending if text is None]
+        encoded = iter(case_result_texts(fresh))
+        for position, _, _, text in self._pending:
+            self._texts[position] = text if text is not None else next(encoded)
+        cases = [c for _, c, _, _ in self._pending if c is not None]
         part = TableInput(
             result=EvalSetResult.model_construct(eval_case_results=results),
             metrics=self.metrics,
@@ -266,6 +270,7 @@ class RecordBuilder:
 
     def details(self) -> CaseDetails:
         """The case texts in position order."""
+        self._flush()
         return CaseDetails((self._texts[p] for p in sorted(self._texts)), self.source)
 
     def tables(self) -> dict[str, pl.DataFrame]:

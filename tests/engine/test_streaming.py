@@ -1,0 +1,228 @@
+"""The streamed run core: eval sets split and validated case by case, case results kept as their
+file text, tables built while cases stream, and nothing decoded that nobody asked for."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import warnings
+
+import polars as pl
+import pytest
+from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case
+
+import agenteval_nb as ae
+from agenteval_nb.analysis.frames import BUILDERS
+from agenteval_nb.analysis.record import RecordBuilder, RunRecord
+from agenteval_nb.details import CaseDetails
+from agenteval_nb.errors import FormatError
+from agenteval_nb.io import load_result, save_result
+from agenteval_nb.schema import EvalSetResult
+from agenteval_nb.sources import ModelCases, StreamedCases, open_evalset
+
+N = 40
+
+
+def _cases(n: int = N) -> dict:
+    return evalset(
+        *(trace_case(f"c{i}", [f"a{i}", "b"], [f"a{i}", "b" if i % 3 else "x"]) for i in range(n))
+    )
+
+
+@pytest.fixture
+def es_path(tmp_path):
+    path = tmp_path / "big.evalset.json"
+    path.write_text(json.dumps(_cases()))
+    return path
+
+
+class Staggered(ExactAnswer):
+    """ExactAnswer whose early cases take longest, so results finish out of case order."""
+
+    name = "exact_answer"
+
+    async def evaluate(self, actuals, expecteds, metric):
+        case_no = int(expecteds[0].final_response.content[1:])  # answers are "a<case number>"
+        await asyncio.sleep(0.001 * (N - case_no) / 4)
+        return await super().evaluate(actuals, expecteds, metric)
+
+
+class Counter:
+    """Counts calls of a method while delegating to it."""
+
+    def __init__(self, monkeypatch, cls, name):
+        self.calls = 0
+        original = getattr(cls, name)
+
+        def counted(obj, *args, **kwargs):
+            self.calls += 1
+            return original(obj, *args, **kwargs)
+
+        monkeypatch.setattr(cls, name, counted)
+
+
+def _evaluate(source, **kwargs):
+    kwargs.setdefault("registry", registry_with(ExactAnswer()))
+    return ae.evaluate(source, [METRIC], progress=False, **kwargs)
+
+
+def _without_sessions(table: pl.DataFrame) -> pl.DataFrame:
+    return table.drop("session_id") if "session_id" in table.columns else table
+
+
+def test_a_go_file_is_split_not_loaded(es_path):
+    source = open_evalset(es_path)
+    assert isinstance(source, StreamedCases)
+    assert source.eval_ids == [f"c{i}" for i in range(N)]
+    assert source.app_name == "app" and source.header.eval_set_id == "set"
+    whole = ae.load_evalset(es_path)
+    assert source.case(7) == whole.eval_cases[7]
+    assert source.evalset() == whole
+
+
+def test_other_shapes_are_loaded_whole(tmp_path):
+    snake = tmp_path / "adk.json"
+    snake.write_text(json.dumps({"eval_set_id": "s", "eval_cases": []}))
+    assert isinstance(open_evalset(snake), ModelCases)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"evalSetId": "s", "evalCases": [}')
+    with pytest.raises(FormatError, match="bad.json"):
+        open_evalset(bad)  # the loader's own error: file and what was expected
+
+
+def test_each_case_is_validated_once_and_the_set_never_whole(es_path, monkeypatch):
+    validated = Counter(monkeypatch, StreamedCases, "case")
+
+    def whole(self):
+        raise AssertionError("the engine must not load the whole eval set")
+
+    monkeypatch.setattr(StreamedCases, "evalset", whole)
+    run = _evaluate(es_path, case_parallelism=4)
+    assert validated.calls == N
+    assert run.streaming
+
+
+def test_a_streamed_run_equals_the_model_run(es_path):
+    streamed = _evaluate(es_path, case_parallelism=4)
+    model = _evaluate(ae.load_evalset(es_path), case_parallelism=1)
+    for kind in BUILDERS:
+        assert _without_sessions(streamed.table(kind)).equals(
+            _without_sessions(model.table(kind)), null_equal=True
+        ), kind
+    assert streamed.header.summary == model.header.summary
+    strip = {"session_id": None}
+    assert [c.model_copy(update=strip) for c in streamed.result.eval_case_results] == [
+        c.model_copy(update=strip) for c in model.result.eval_case_results
+    ]
+
+
+def test_out_of_order_results_land_in_case_order(es_path):
+    run = _evaluate(es_path, case_parallelism=8, registry=registry_with(Staggered()), num_runs=2)
+    cases = run.cases_df(backend="polars")
+    expected = [(r, f"c{i}") for r in (1, 2) for i in range(N)]
+    assert list(zip(cases["run_id"], cases["eval_id"], strict=True)) == expected
+    invocations = run.invocations_df(backend="polars")
+    assert invocations["eval_id"].to_list() == [e for _, e in expected for _ in range(2)]
+    assert [(c.run_id, c.eval_id) for c in run.case_results()] == expected
+
+
+def test_the_builder_orders_rows_whatever_the_arrival_order(es_path):
+    run = _evaluate(es_path)
+    results = list(run.case_results())
+    builder = RecordBuilder(run.metrics, batch=7)
+    for position in reversed(range(len(results))):
+        builder.add(position, None, results[position])
+    reordered = builder.tables()
+    plain = RunRecord(result=run.result, metrics=run.metrics)
+    for kind in BUILDERS:
+        assert reordered[kind].equals(plain.table(kind), null_equal=True), kind
+    encoded = CaseDetails.of(results[:3])
+    assert [builder.details().text(i) for i in range(3)] == [encoded.text(i) for i in range(3)]
+
+
+def test_statistics_and_frames_decode_nothing(es_path, monkeypatch):
+    run = _evaluate(es_path, num_runs=2)
+    decoded = Counter(monkeypatch, CaseDetails, "_decode")
+    run.cases_df()
+    run.metrics_df(backend="polars")
+    run.invocations_df()
+    run.summary_df()
+    run.pass_at_k_df()
+    run.compare(run)
+    repr(run)
+    run.summary_text()
+    run._repr_html_()
+    assert run.num_runs == 2 and run.case_status_counts()["passed"] > 0
+    assert decoded.calls == 0 and run.streaming
+    assert run.case_result(5).eval_id == "c5"
+    assert decoded.calls == 1
+
+
+def test_save_writes_the_texts_as_they_are(es_path, tmp_path):
+    run = _evaluate(es_path)
+    streamed = run.save(tmp_path / "streamed.evalset_result.json").read_bytes()
+    assert run.streaming
+    model = save_result(run.result, tmp_path / "model.evalset_result.json").read_bytes()
+    assert streamed == model
+    assert load_result(tmp_path / "streamed.evalset_result.json") == run.result
+
+
+def test_a_case_that_does_not_validate_fails_alone(tmp_path):
+    doc = _cases(5)
+    doc["evalCases"][2]["conversation"] = "not a list"
+    path = tmp_path / "one_bad.evalset.json"
+    path.write_text(json.dumps(doc))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = _evaluate(path)
+    cases = run.cases_df(backend="polars")
+    scored = ["failed" if i % 3 == 0 else "passed" for i in range(5)]  # c0, c3 answer "x"
+    assert cases["status"].to_list() == [*scored[:2], "failed", *scored[3:]]
+    assert cases["error"].is_null().sum() == 4  # the others were scored, not errored
+    error = cases["error"][2]
+    assert str(path) in error and "$.evalCases[2].conversation" in error
+    assert any("could not be loaded" in str(w.message) for w in caught)
+
+
+def test_load_run_streams_a_result_file(es_path, tmp_path, monkeypatch):
+    path = _evaluate(es_path, num_runs=2).save(tmp_path / "r.evalset_result.json")
+    decoded = Counter(monkeypatch, CaseDetails, "_decode")
+    loaded = ae.load_run(path)
+    assert loaded.streaming
+    whole = ae.EvalRun(result=load_result(path))
+    for kind in BUILDERS:
+        assert loaded.table(kind).equals(whole.table(kind), null_equal=True), kind
+    assert loaded.pass_at_k_df(backend="polars").equals(
+        whole.pass_at_k_df(backend="polars"), null_equal=True
+    )
+    assert decoded.calls == 0
+    assert loaded.save(tmp_path / "again.evalset_result.json").read_bytes() == path.read_bytes()
+
+
+def test_a_result_without_summary_is_loaded_whole_and_summarised(tmp_path):
+    result = _evaluate(ae.load_evalset(_cases(4))).result
+    path = tmp_path / "old.evalset_result.json"
+    save_result(result.model_copy(update={"summary": None}), path)
+    loaded = ae.load_run(path)
+    assert not loaded.streaming and loaded.info["summary_computed"]
+    assert loaded.result.summary == result.summary
+
+
+def test_load_run_refuses_run_ids_the_file_cannot_back(tmp_path):
+    result = _evaluate(ae.load_evalset(_cases(2))).result
+    cases = [c.model_copy(update={"run_id": 9}) for c in result.eval_case_results]
+    path = tmp_path / "forged.evalset_result.json"
+    save_result(result.model_copy(update={"eval_case_results": cases}), path)
+    with pytest.raises(FormatError, match=r"evalCaseResults\[0\]\.runId"):
+        ae.load_run(path)
+
+
+def test_reading_result_turns_a_streamed_record_into_a_model_record(es_path):
+    run = _evaluate(es_path)
+    tables = {kind: run.table(kind) for kind in BUILDERS}
+    result = run.result
+    assert not run.streaming and isinstance(result, EvalSetResult)
+    assert all(run.table(kind) is tables[kind] for kind in BUILDERS)  # no rebuild
+    cases = run.result.eval_case_results
+    cases[0] = cases[0].model_copy(update={"final_eval_status": "not_evaluated"})
+    assert run.cases_df(backend="polars")["status"][0] == "not_evaluated"
