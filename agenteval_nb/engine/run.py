@@ -379,15 +379,15 @@ async def _run_once(
                 loaded[index] = case
         return case
 
-    def done(index: int, case: EvalCase | None, result: EvalCaseResult) -> EvalCaseResult:
+    def done(index: int, case: EvalCase | None, result: EvalCaseResult) -> None:
+        """Hand the result on; nothing here keeps it (unless AfterEvaluateSet wants the set)."""
         if whole_set:
             run_results[index] = result
         keep(offset + index, case, result)
         if options.on_case_done is not None:
             options.on_case_done()
-        return result
 
-    def unloaded(index: int, exc: FormatError) -> EvalCaseResult:
+    def unloaded(index: int, exc: FormatError) -> None:
         unloadable.append(str(exc))
         failed = EvalCaseResult(
             eval_set_id=set_id,
@@ -397,7 +397,7 @@ async def _run_once(
             error_message=str(exc),
             session_id=session_ids[index],
         )
-        return done(index, None, failed)
+        done(index, None, failed)
 
     async def fire(point: CallbackPoint, case_id: str | None = None, **kw: Any) -> None:
         """Run the callbacks of ``point``; the event is built only when there are callbacks."""
@@ -416,7 +416,7 @@ async def _run_once(
         case: EvalCase,
         inference: InferenceResult,
         finished: EvalCaseResult | None = None,
-    ) -> EvalCaseResult:
+    ) -> None:
         """Evaluate (unless an executor already did: ``finished``) with the case callbacks."""
         try:
             await fire(CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
@@ -436,11 +436,11 @@ async def _run_once(
             await fire(CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result)
         except Exception as exc:
             raise _PhaseError("evaluate", exc) from exc
-        return done(index, case, result)
+        done(index, case, result)
 
     executor = options.executor
 
-    async def elsewhere(index: int) -> EvalCaseResult:
+    async def elsewhere(index: int) -> None:
         """One case on the executor; the case callbacks fire here, around it."""
         try:
             case = case_at(index)
@@ -460,7 +460,7 @@ async def _run_once(
             options.on_case_inferred()
         return await evaluate_one(index, case, inference, result)
 
-    async def both(index: int) -> EvalCaseResult:
+    async def both(index: int) -> None:
         try:
             case = case_at(index)
         except FormatError as exc:
@@ -474,7 +474,7 @@ async def _run_once(
             return exc
         return await infer_one(index, case)
 
-    async def evaluate_inferred(index: int, inference: InferenceResult | FormatError) -> Any:
+    async def evaluate_inferred(index: int, inference: InferenceResult | FormatError) -> None:
         if isinstance(inference, FormatError):
             return unloaded(index, inference)
         return await evaluate_one(index, case_at(index), inference)
