@@ -10,7 +10,7 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
-from .analysis.record import RecordBuilder
+from .analysis.record import RecordBuilder, whole_result
 from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
@@ -191,10 +191,12 @@ async def evaluate_async(
             await context.judge.close_loop_clients()
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
+    parts = out.summary_parts
     run = builder.record(
         EvalRun,
         out.result,
         sources=out.sources,
+        case_summaries=parts.case_summaries if parts is not None else None,
         metrics=out.metrics,
         warnings=out.warnings,
         app_name=out.app_name,
@@ -213,8 +215,7 @@ async def evaluate_async(
 
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:
-        whole = run.header.model_copy(update={"eval_case_results": list(run.case_results())})
-        saved_id = result_store.save(out.app_name, whole)
+        saved_id = result_store.save(out.app_name, whole_result(run))
         run.info["saved_result_id"] = saved_id
     return run
 

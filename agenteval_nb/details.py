@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
+from pydantic import BaseModel
+
 from .io import (
     MAX_DEPTH,
     RESULT_EXTRA_DEPTH,
@@ -87,8 +89,14 @@ class CaseDetails(Sequence[EvalCaseResult]):
         return validate_model(EvalCaseResult, data, self._source, prefix)
 
 
-def save_details(head: EvalSetResult, details: CaseDetails, path: str | os.PathLike[str]) -> Path:
-    """Write the result file of ``head`` (a result without case results) and ``details``
-    atomically; the texts are written as they are, nothing is decoded."""
+def save_details(
+    head: EvalSetResult,
+    details: CaseDetails,
+    path: str | os.PathLike[str],
+    case_summaries: Iterable[BaseModel] | None = None,
+) -> Path:
+    """Write the result file of ``head`` (a result without case results; its summary without
+    case summaries when ``case_summaries`` supplies them) and ``details`` atomically; the
+    texts are re-indented, nothing is validated."""
     texts = (details.text(i) for i in range(len(details)))
-    return write_text_atomic(path, result_file_chunks(head, texts))
+    return write_text_atomic(path, result_file_chunks(head, texts, case_summaries))

@@ -22,8 +22,8 @@ import re
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import accumulate, islice
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -810,9 +810,14 @@ def _result_chunks(result: EvalSetResult) -> Iterator[str]:
     yield "\n"
 
 
-def result_file_chunks(head: EvalSetResult, case_texts: Iterable[bytes]) -> Iterator[str | bytes]:
-    """The result file in pieces, from a result without case results (``head``) and the compact
-    text of each case result (:func:`case_result_texts`), indented here for its place."""
+def result_file_chunks(
+    head: EvalSetResult,
+    case_texts: Iterable[bytes],
+    case_summaries: Iterable[BaseModel] | None = None,
+) -> Iterator[str | bytes]:
+    """The result file in pieces, from a result without case results (``head``), the compact
+    text of each case result (:func:`case_result_texts`, indented here for its place) and, when
+    ``head.summary`` leaves them out, the summary's case summaries (written a batch at a time)."""
     placed = head.model_copy(update={"eval_case_results": []})
     pad = "  "
     first = True
@@ -826,6 +831,9 @@ def result_file_chunks(head: EvalSetResult, case_texts: Iterable[bytes]) -> Iter
                 yield (b",\n    " if count else b"[\n    ") + _indented(text, 2)
                 count += 1
             yield "\n  ]" if count else "[]"
+        elif key == "summary" and case_summaries is not None:
+            summary = value.model_copy(update={"eval_case_summaries": []})
+            yield from _model_chunks(summary, 1, {"evalCaseSummaries": case_summaries})
         elif isinstance(value, BaseModel):
             yield from _model_chunks(value, 1)
         else:
@@ -853,10 +861,13 @@ def _indented(text: bytes, level: int) -> bytes:
     return _utf8(go_escape(pretty)).replace(b"\n", b"\n" + b"  " * level)
 
 
-def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:
+def _model_chunks(
+    model: BaseModel, level: int, lists: Mapping[str, Iterable[BaseModel]] | None = None
+) -> Iterator[str]:
     """JSON of ``model`` in pieces, as it stands ``level`` containers deep: a list of models
     (case results, case summaries) goes out :data:`_BATCH` models at a time and a nested model
     field is split the same way, so memory stays bounded by a batch, never by the file.
+    ``lists`` supplies the models of wire keys whose value in ``model`` is a placeholder.
 
     The pieces concatenate to :func:`_model_text` of the model (a test pins the two together).
     """
@@ -866,18 +877,28 @@ def _model_chunks(model: BaseModel, level: int) -> Iterator[str]:
     for key, value in _model_items(model).items():
         yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
         first = False
-        if value and isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
-            inner = "\n" + pad + "  "
-            yield "["
-            for start in range(0, len(value), _BATCH):
-                texts = _models_text(value[start : start + _BATCH], level + 2)
-                yield ("," if start else "") + inner + ("," + inner).join(texts)
-            yield "\n" + pad + "]"
+        if lists and key in lists:
+            yield from _list_chunks(lists[key], level + 1)
+        elif value and isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
+            yield from _list_chunks(value, level + 1)
         elif isinstance(value, BaseModel):
             yield from _model_chunks(value, level + 1)
         else:
             yield _encode(_plain(value)).replace("\n", "\n" + pad)
     yield "\n" + "  " * level + "}" if not first else "}"
+
+
+def _list_chunks(models: Iterable[BaseModel], level: int) -> Iterator[str]:
+    """A JSON array of models standing ``level`` containers deep, :data:`_BATCH` at a time."""
+    pad = "  " * level
+    inner = "\n" + pad + "  "
+    items = iter(models)
+    count = 0
+    while batch := list(islice(items, _BATCH)):
+        texts = _models_text(batch, level + 1)
+        yield ("," if count else "[") + inner + ("," + inner).join(texts)
+        count += len(batch)
+    yield "\n" + pad + "]" if count else "[]"
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str | bytes]) -> Path:

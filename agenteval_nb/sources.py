@@ -16,6 +16,7 @@ file and the JSON path below ``$.evalCases[i]``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -33,7 +34,7 @@ from .io import (
     short_digit_runs,
     validate_model,
 )
-from .schema import EvalCase, EvalCaseResult, EvalSet, EvalSetResult
+from .schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
 
 
 @runtime_checkable
@@ -201,6 +202,8 @@ class StreamedResult:
     raw: list[msgspec.Raw] = field(repr=False)
     run_ids: list[int | None] = field(repr=False)
     short_digits: bool = False
+    summaries_raw: msgspec.Raw | None = field(default=None, repr=False)
+    """``summary.evalCaseSummaries`` as raw text (``head.summary`` leaves it out)."""
 
     def text(self, index: int) -> bytes:
         return bytes(self.raw[index])
@@ -212,6 +215,16 @@ class StreamedResult:
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
         data = decode_json(self.text(index), self.source, prefix, depth, self.short_digits)
         return validate_model(EvalCaseResult, data, self.source, prefix)
+
+    def case_summaries(self) -> Iterator[CaseSummary]:
+        """The summary's case summaries, validated one at a time."""
+        if self.summaries_raw is None:
+            return
+        prefix: tuple[int | str, ...] = ("summary", "evalCaseSummaries")
+        for i, raw in enumerate(_LIST.decode(self.summaries_raw)):
+            at = (*prefix, i)
+            data = decode_json(bytes(raw), self.source, at, short_digits=self.short_digits)
+            yield validate_model(CaseSummary, data, self.source, at)
 
 
 class _RunKey(msgspec.Struct):
@@ -233,18 +246,25 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
         top = _TOP.decode(data)
         raw = _LIST.decode(top["evalCaseResults"])
         run_ids = [_RUN.decode(r).runId for r in raw]
+        summary = _TOP.decode(top["summary"])
+        summaries_raw = summary.pop("evalCaseSummaries", None)
+        if summaries_raw is not None:
+            _LIST.decode(summaries_raw)  # an array (or null), else the whole file's error
     except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
-        return None
-    if any(r is None for r in run_ids) or "summary" not in top:
+        return None  # not a Go-format result with a summary object: loaded whole
+    if any(r is None for r in run_ids):
         return None
     depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
     head_data = {
         k: decode_json(bytes(v), source, (k,), depth)
         for k, v in top.items()
-        if k != "evalCaseResults"
+        if k not in ("evalCaseResults", "summary")
+    }
+    head_data["summary"] = {
+        k: decode_json(bytes(v), source, ("summary", k), depth) for k, v in summary.items()
     }
     check_kind("eval set result", {**head_data, "evalCaseResults": []}, source)
     head = validate_model(EvalSetResult, head_data, source)
-    if head.summary is None:
-        return None
-    return StreamedResult(source, head, raw, run_ids, short_digit_runs(data))
+    if summaries_raw is not None and bytes(summaries_raw).strip() == b"null":
+        summaries_raw = None
+    return StreamedResult(source, head, raw, run_ids, short_digit_runs(data), summaries_raw)

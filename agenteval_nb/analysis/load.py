@@ -188,7 +188,14 @@ def _streamed_run(
         info["source"] = str(path)
         if path.name.endswith(RESULT_SUFFIX):
             app_name = path.parent.name
-    run = builder.record(EvalRun, streamed.head, metrics=metrics, app_name=app_name, info=info)
+    run = builder.record(
+        EvalRun,
+        streamed.head,
+        case_summaries=streamed.case_summaries if streamed.summaries_raw is not None else None,
+        metrics=metrics,
+        app_name=app_name,
+        info=info,
+    )
     if sets:
         run.evalsets = sets
     return run

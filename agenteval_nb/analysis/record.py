@@ -22,7 +22,7 @@ tables on the next read; editing a field *inside* a case result in place does no
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from ..details import CaseDetails, save_details
 from ..engine.summary import check_run_ids, summarize
 from ..io import case_result_texts, save_result
 from ..offline_flags import run_flags
-from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
+from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
 from ..sources import CaseSource, ModelCases
 from .frames import BUILDERS, TableInput
 
@@ -59,6 +59,7 @@ class RunRecord:
         self._result = result if result is not None else EvalSetResult()
         self._head: EvalSetResult | None = None
         self._details: CaseDetails | None = None
+        self._case_summaries: Callable[[], Iterator[CaseSummary]] | None = None
         self._sources: list[CaseSource] = []
         self._evalsets: list[EvalSet] | None = list(evalsets)
         self.metrics = list(metrics)
@@ -76,13 +77,17 @@ class RunRecord:
         details: CaseDetails,
         tables: dict[str, pl.DataFrame],
         sources: Sequence[CaseSource] = (),
+        case_summaries: Callable[[], Iterator[CaseSummary]] | None = None,
         **fields: Any,
     ) -> Any:
-        """A streamed record (see the module): ``head`` is the result without case results."""
+        """A streamed record (see the module): ``head`` is the result without case results;
+        ``case_summaries`` builds the summary's case summaries when its summary leaves them
+        out (they are built when the file is saved or the result materialised)."""
         record = cls(**fields)
         record._result = None  # type: ignore[assignment]
         record._head = head.model_copy(update={"eval_case_results": None})
         record._details = details
+        record._case_summaries = case_summaries
         record._sources = list(sources)
         record._evalsets = None if sources else record._evalsets
         record._tables = dict(tables)
@@ -100,21 +105,29 @@ class RunRecord:
         """The result model (a streamed record decodes every case result once, here)."""
         if self._result is None:
             assert self._head is not None and self._details is not None
+            update: dict[str, Any] = {}
             with gc_paused(keep=True):
-                cases = list(self._details)
-            self._result = self._head.model_copy(update={"eval_case_results": cases})
-            self._head = self._details = None
+                update["eval_case_results"] = list(self._details)
+                summary = self._head.summary
+                if self._case_summaries is not None and summary is not None:
+                    update["summary"] = summary.model_copy(
+                        update={"eval_case_summaries": list(self._case_summaries())}
+                    )
+            self._result = self._head.model_copy(update=update)
+            self._head = self._details = self._case_summaries = None
             self._built_from = self._source()  # the streamed tables describe these cases
         return self._result
 
     @result.setter
     def result(self, value: EvalSetResult) -> None:
         self._result = value
-        self._head = self._details = None
+        self._head = self._details = self._case_summaries = None
 
     @property
     def header(self) -> EvalSetResult:
-        """The result without its case results (ids, summary, timestamp)."""
+        """The result without its case results: ids, timestamp and the summary — for a
+        streamed record without ``evalCaseSummaries`` (None; ``record.result.summary`` has
+        them), as a 100k-case summary alone is ~600k models."""
         if self._head is not None:
             return self._head
         return self._result.model_copy(update={"eval_case_results": None})
@@ -137,11 +150,19 @@ class RunRecord:
             return iter(self._details)
         return iter(self._result.eval_case_results or ())
 
+    def case_summaries(self) -> Iterator[CaseSummary]:
+        """The summary's case summaries (a streamed record builds them one at a time)."""
+        if self._case_summaries is not None:
+            return self._case_summaries()
+        summary = self.header.summary if self._result is None else self._result.summary
+        return iter((summary.eval_case_summaries if summary else None) or ())
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the result file atomically (Go format, readable by trpc-agent-go); a streamed
         record writes its case texts as they are."""
         if self._details is not None and self._head is not None:
-            return save_details(self._head, self._details, path)
+            summaries = self._case_summaries() if self._case_summaries is not None else None
+            return save_details(self._head, self._details, path, summaries)
         return save_result(self._result, path)
 
     # -- what was evaluated -------------------------------------------------------------------
@@ -309,6 +330,19 @@ def _reorder(table: pl.DataFrame, order: pl.DataFrame) -> pl.DataFrame:
         .sort("_pos", maintain_order=True)
         .select(columns)
     )
+
+
+def whole_result(record: RunRecord) -> EvalSetResult:
+    """The record's whole result model, built for the caller and not kept (a streamed record
+    stays streamed); a model record's own result."""
+    if not record.streaming:
+        return record.result
+    head = record.header
+    update: dict[str, Any] = {"eval_case_results": list(record.case_results())}
+    if head.summary is not None and head.summary.eval_case_summaries is None:
+        summaries = list(record.case_summaries())
+        update["summary"] = head.summary.model_copy(update={"eval_case_summaries": summaries})
+    return head.model_copy(update=update)
 
 
 def uses_heuristic(record: RunRecord) -> bool:

@@ -22,7 +22,7 @@ from .case import PlannedMetric, evaluate_case, plan_metric
 from .executor import CaseExecutor, CaseJob
 from .inference import AgentSetup, InferenceResult, failed_inference, infer_case
 from .pool import map_bounded
-from .summary import CaseOutcome, case_outcome, summarize_outcomes
+from .summary import CaseOutcome, SummaryParts, case_outcome, summary_parts
 
 DEFAULT_CASE_PARALLELISM = 8
 """Cases evaluated at once when no judge is involved and none was asked for."""
@@ -63,10 +63,14 @@ class CollectedResults:
 
 @dataclass(slots=True)
 class EngineOutput:
-    """What the engine returns: the result (its case results too when no sink was given, else
-    none: the sink has them), the sources evaluated, and what the analysis layer wants to know."""
+    """What the engine returns: the result (with its case results and whole summary when no
+    sink was given; else without them: the sink has the results, ``summary_parts`` the case
+    summaries), the sources evaluated, and what the analysis layer wants to know."""
 
     result: EvalSetResult
+    summary_parts: SummaryParts | None
+    """With a sink: the summary's parts (``result.summary`` is then its head, without
+    ``evalCaseSummaries``, which :meth:`SummaryParts.case_summaries` builds on request)."""
     sources: list[CaseSource]
     metrics: list[EvalMetric]
     warnings: list[str] = field(default_factory=list)
@@ -279,16 +283,18 @@ async def _run_evaluation(
         )
     set_id = primary.header.eval_set_id
     result_id = f"{app_name}_{set_id}_{uuid.uuid4()}"
+    parts = summary_parts([outcomes[p] for p in sorted(outcomes)], len(run_sets))
     result = EvalSetResult(
         eval_set_result_id=result_id,
         eval_set_result_name=result_id,
         eval_set_id=set_id,
         eval_case_results=collected.ordered() if collected is not None else None,
-        summary=summarize_outcomes([outcomes[p] for p in sorted(outcomes)], len(run_sets)),
+        summary=parts.whole() if collected is not None else parts.head,
         creation_timestamp=time.time(),
     )
     return EngineOutput(
         result=result,
+        summary_parts=None if collected is not None else parts,
         sources=_unique(run_sets),
         metrics=list(metrics),
         warnings=warnings,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..schema import (
     CaseRunMetricResult,
@@ -91,65 +93,148 @@ def _shared_counts(passed: int, failed: int, not_evaluated: int) -> StatusCounts
     )
 
 
-CaseOutcome = tuple[str, CaseRunSummary]
-"""What the summary needs of one case result: its ``evalId`` and its run summary (status,
-error, and the overall metric results as ``CaseRunMetricResult``s sorted by name). A streamed
-run keeps these, not the case results."""
+class MetricOutcome(NamedTuple):
+    """An overall metric result as the summary reads it."""
+
+    name: str | None
+    score: float | None
+    status: str | None
+    threshold: float | None
+
+
+class CaseOutcome(NamedTuple):
+    """What the summary needs of one case result (metrics sorted by name). A streamed run keeps
+    these plain tuples — a few hundred bytes a case — instead of the case results."""
+
+    eval_id: str
+    run_id: int | None
+    status: str | None
+    error: str | None
+    metrics: tuple[MetricOutcome, ...]
 
 
 def case_outcome(result: EvalCaseResult) -> CaseOutcome:
-    """The :data:`CaseOutcome` of one case result."""
+    """The :class:`CaseOutcome` of one case result."""
     metrics = sorted(result.overall_eval_metric_results or (), key=lambda m: m.metric_name or "")
-    return result.eval_id or "", CaseRunSummary(
-        run_id=result.run_id,
-        final_eval_status=result.final_eval_status,
-        error_message=result.error_message,
-        metric_results=[
-            CaseRunMetricResult(
-                metric_name=m.metric_name,
-                score=m.score,
-                eval_status=m.eval_status,
-                threshold=m.threshold,
-            )
-            for m in metrics
-        ]
-        or None,
+    return CaseOutcome(
+        result.eval_id or "",
+        result.run_id,
+        result.final_eval_status,
+        result.error_message,
+        tuple(MetricOutcome(m.metric_name, m.score, m.eval_status, m.threshold) for m in metrics),
     )
 
 
-def _metric_summaries(results: Sequence[CaseRunMetricResult]) -> list[MetricSummary] | None:
-    """Per metric name (sorted): first-seen threshold, counts, mean of evaluated scores.
+class _MetricStat(NamedTuple):
+    name: str
+    average: float
+    status: EvalStatus
+    threshold: float
+    statuses: list[str]
 
-    ``evalStatus`` follows :func:`~agenteval_nb.schema.status.status_for` on the mean (a NaN mean
+
+def _metric_stats(results: Iterable[MetricOutcome]) -> list[_MetricStat]:
+    """Per metric name (sorted): first-seen threshold, mean of evaluated scores, status.
+
+    The status follows :func:`~agenteval_nb.schema.status.status_for` on the mean (a NaN mean
     fails); not_evaluated (mean 0) when no result of that metric was evaluated.
     """
-    by_name: dict[str, list[CaseRunMetricResult]] = defaultdict(list)
+    by_name: dict[str, list[MetricOutcome]] = defaultdict(list)
     for result in results:
-        by_name[result.metric_name or ""].append(result)
+        by_name[result.name or ""].append(result)
     out = []
     for name in sorted(by_name):
         group = by_name[name]
         threshold = group[0].threshold or 0.0
-        scores = [r.score or 0.0 for r in group if r.eval_status != EvalStatus.NOT_EVALUATED]
+        scores = [r.score or 0.0 for r in group if r.status != EvalStatus.NOT_EVALUATED]
         mean = math.fsum(scores) / len(scores) if scores else None
         status = status_for(mean, threshold)
-        average = 0.0 if mean is None else mean
         out.append(
-            MetricSummary(
-                metric_name=name,
-                average_score=average,
-                eval_status=status.value,
-                threshold=threshold,
-                status_counts=_counts([r.eval_status or "" for r in group]),
+            _MetricStat(
+                name,
+                0.0 if mean is None else mean,
+                status,
+                threshold,
+                [r.status or "" for r in group],
             )
         )
+    return out
+
+
+def _metric_summaries(results: Iterable[MetricOutcome]) -> list[MetricSummary] | None:
+    """:func:`_metric_stats` as summary models (with status counts)."""
+    out = [
+        MetricSummary(
+            metric_name=stat.name,
+            average_score=stat.average,
+            eval_status=stat.status.value,
+            threshold=stat.threshold,
+            status_counts=_counts(stat.statuses),
+        )
+        for stat in _metric_stats(results)
+    ]
     return out or None
 
 
-def _fail_if_errored(status: EvalStatus, runs: Sequence[CaseRunSummary]) -> EvalStatus:
-    if status == EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
+def _case_status(runs: Sequence[CaseOutcome], num_runs: int) -> EvalStatus:
+    """A case's overall status: the summary of its run statuses for one run, else of its
+    cross-run metric statuses; a not_evaluated outcome becomes failed when a run of the case has
+    an ``errorMessage``."""
+    if num_runs <= 1:
+        status = summarize_statuses([r.status or "" for r in runs])
+    else:
+        stats = _metric_stats(m for r in runs for m in r.metrics)
+        status = summarize_statuses([s.status for s in stats])
+    if status == EvalStatus.NOT_EVALUATED and any(r.error for r in runs):
         return EvalStatus.FAILED
     return status
+
+
+def _case_summary(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> CaseSummary:
+    return CaseSummary(
+        eval_id=eval_id,
+        overall_status=_case_status(runs, num_runs).value,
+        run_status_counts=_counts([r.status or "" for r in runs]),
+        metric_summaries=_metric_summaries(m for r in runs for m in r.metrics),
+        run_summaries=[
+            CaseRunSummary(
+                run_id=r.run_id,
+                final_eval_status=r.status,
+                error_message=r.error,
+                metric_results=[
+                    CaseRunMetricResult(
+                        metric_name=m.name,
+                        score=m.score,
+                        eval_status=m.status,
+                        threshold=m.threshold,
+                    )
+                    for m in r.metrics
+                ]
+                or None,
+            )
+            for r in runs
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class SummaryParts:
+    """A summary in two parts: ``head`` (everything but ``evalCaseSummaries``) and the case
+    summaries, built on request from the case outcomes (a 100k-case summary is ~600k models;
+    a streamed run holds the outcomes instead and builds them when saved or materialised)."""
+
+    head: EvalSetResultSummary
+    num_runs: int
+    groups: list[tuple[str, list[CaseOutcome]]]
+
+    def case_summaries(self) -> Iterator[CaseSummary]:
+        """Every case summary, by eval id, one built at a time."""
+        for eval_id, runs in self.groups:
+            yield _case_summary(eval_id, runs, self.num_runs)
+
+    def whole(self) -> EvalSetResultSummary:
+        """The summary with its case summaries."""
+        return self.head.model_copy(update={"eval_case_summaries": list(self.case_summaries())})
 
 
 def summarize(
@@ -163,69 +248,55 @@ def summarize(
 def summarize_outcomes(
     outcomes: Sequence[CaseOutcome], num_runs: int | None
 ) -> EvalSetResultSummary:
+    """The whole summary of :func:`summary_parts`."""
+    return summary_parts(outcomes, num_runs).whole()
+
+
+def summary_parts(outcomes: Sequence[CaseOutcome], num_runs: int | None) -> SummaryParts:
     """Summary of case outcomes over runs ``1..num_runs`` (empty runs are not_evaluated).
 
     ``num_runs`` defaults to the largest run id (or 1); a result read from outside is checked
-    with :func:`check_run_ids` first, so that a forged ``runId`` cannot set the work. A case's
-    overall status is the summary of its run statuses for one run, else the summary of its
-    cross-run metric statuses; either way a not_evaluated outcome becomes failed when a run of
-    the case has an ``errorMessage``.
+    with :func:`check_run_ids` first, so that a forged ``runId`` cannot set the work. Case
+    statuses: :func:`_case_status`; the eval set's status summarises them.
     """
-    for i, (eval_id, run) in enumerate(outcomes):
-        if not eval_id:
+    for i, outcome in enumerate(outcomes):
+        if not outcome.eval_id:
             raise SummaryError(f"eval id at index {i} is empty")
-        if not run.run_id or run.run_id < 1:
+        if not outcome.run_id or outcome.run_id < 1:
             raise SummaryError(f"run id at index {i} is not set")
     if not num_runs:
-        num_runs = max((run.run_id or 1 for _, run in outcomes), default=1)
-    for i, (_, run) in enumerate(outcomes):
-        if (run.run_id or 0) > num_runs:
+        num_runs = max((o.run_id or 1 for o in outcomes), default=1)
+    for i, outcome in enumerate(outcomes):
+        if (outcome.run_id or 0) > num_runs:
             raise SummaryError(f"run id at index {i} exceeds num runs {num_runs}")
 
-    by_run: dict[int, list[CaseRunSummary]] = defaultdict(list)
-    by_case: dict[str, list[CaseRunSummary]] = defaultdict(list)
-    for eval_id, run in outcomes:
-        by_run[run.run_id or 1].append(run)
-        by_case[eval_id].append(run)
+    by_run: dict[int, list[CaseOutcome]] = defaultdict(list)
+    by_case: dict[str, list[CaseOutcome]] = defaultdict(list)
+    for outcome in outcomes:
+        by_run[outcome.run_id or 1].append(outcome)
+        by_case[outcome.eval_id].append(outcome)
 
     run_summaries = []
     for run_id in range(1, num_runs + 1):
         run_cases = by_run.get(run_id, [])
-        statuses = [r.final_eval_status or "" for r in run_cases]
-        metrics = [m for r in run_cases for m in r.metric_results or ()]
+        statuses = [r.status or "" for r in run_cases]
         run_summaries.append(
             RunSummary(
                 run_id=run_id,
                 overall_status=summarize_statuses(statuses).value,
                 case_status_counts=_counts(statuses),
-                metric_summaries=_metric_summaries(metrics),
+                metric_summaries=_metric_summaries(m for r in run_cases for m in r.metrics),
             )
         )
-
-    case_summaries = []
-    for eval_id in sorted(by_case):
-        runs = sorted(by_case[eval_id], key=lambda r: r.run_id or 0)
-        metrics = [m for r in runs for m in r.metric_results or ()]
-        metric_summaries = _metric_summaries(metrics)
-        if num_runs <= 1:
-            status = summarize_statuses([r.final_eval_status or "" for r in runs])
-        else:
-            status = summarize_statuses([m.eval_status or "" for m in metric_summaries or ()])
-        status = _fail_if_errored(status, runs)
-        case_summaries.append(
-            CaseSummary(
-                eval_id=eval_id,
-                overall_status=status.value,
-                run_status_counts=_counts([r.final_eval_status or "" for r in runs]),
-                metric_summaries=metric_summaries,
-                run_summaries=runs,
-            )
-        )
-
-    return EvalSetResultSummary(
-        overall_status=summarize_statuses([c.overall_status or "" for c in case_summaries]).value,
+    groups = [
+        (eval_id, sorted(by_case[eval_id], key=lambda r: r.run_id or 0))
+        for eval_id in sorted(by_case)
+    ]
+    case_statuses = [_case_status(runs, num_runs) for _, runs in groups]
+    head = EvalSetResultSummary(
+        overall_status=summarize_statuses(case_statuses).value,
         num_runs=num_runs,
         run_status_counts=_counts([r.overall_status or "" for r in run_summaries]),
         run_summaries=run_summaries,
-        eval_case_summaries=case_summaries,
     )
+    return SummaryParts(head, num_runs, groups)

@@ -13,7 +13,7 @@ from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case
 
 import agenteval_nb as ae
 from agenteval_nb.analysis.frames import BUILDERS
-from agenteval_nb.analysis.record import RecordBuilder, RunRecord
+from agenteval_nb.analysis.record import RecordBuilder, RunRecord, whole_result
 from agenteval_nb.details import CaseDetails
 from agenteval_nb.errors import FormatError
 from agenteval_nb.io import load_result, save_result
@@ -226,3 +226,18 @@ def test_reading_result_turns_a_streamed_record_into_a_model_record(es_path):
     cases = run.result.eval_case_results
     cases[0] = cases[0].model_copy(update={"final_eval_status": "not_evaluated"})
     assert run.cases_df(backend="polars")["status"][0] == "not_evaluated"
+
+
+def test_case_summaries_are_built_on_request_not_kept(es_path, tmp_path):
+    run = _evaluate(es_path, num_runs=2)
+    assert run.header.summary.eval_case_summaries is None  # 600k models at 100k cases
+    assert run.header.summary.num_runs == 2 and run.header.summary.run_summaries
+    built = list(run.case_summaries())
+    assert [c.eval_id for c in built] == sorted(f"c{i}" for i in range(N))
+    whole = whole_result(run)
+    assert run.streaming and whole.summary.eval_case_summaries == built
+    path = run.save(tmp_path / "r.evalset_result.json")
+    loaded = ae.load_run(path)
+    assert loaded.streaming and loaded.header.summary.eval_case_summaries is None
+    assert list(loaded.case_summaries()) == built
+    assert loaded.result.summary == run.result.summary == whole.summary
