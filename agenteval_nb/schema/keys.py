@@ -70,10 +70,11 @@ def fold_keys(cls: type[BaseModel], data: Any) -> Any:
                 fixed[key] = value
         data = fixed
     changed: dict[str, Any] | None = None
-    for key, (shape, sub) in nested.items():
-        value = data.get(key)
-        if value is None:
+    for key, value in data.items():  # the document's keys: usually fewer than the fields
+        spec = nested.get(key)
+        if spec is None or value is None:
             continue
+        shape, sub = spec
         if shape == "one":
             new = fold_keys(sub, value)
         elif shape == "list" and isinstance(value, list):
