@@ -8,11 +8,9 @@ inspector's header, the report's banner (frames carry a ``heuristic`` column per
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from .schema import EvalCaseResult, EvalMetricResult, EvalSetResult
-from .schema.extras import judge_record
 from .testing.agent_model import SCRIPTED_AGENT_MODEL
 
 HEURISTIC_LABEL = "OFFLINE HEURISTIC JUDGE — not an LLM"
@@ -22,28 +20,9 @@ SCRIPTED_AGENT_LABEL = "OFFLINE SCRIPTED AGENT MODEL — not an LLM"
 """Shown for a run whose agent answered with the offline scripted agent model."""
 
 
-def _metric_results(case: EvalCaseResult) -> Iterable[EvalMetricResult]:
-    yield from case.overall_eval_metric_results or ()
-    for per in case.eval_metric_result_per_invocation or ():
-        yield from per.eval_metric_results or ()
-
-
-def case_uses_heuristic(case: EvalCaseResult) -> bool:
-    """True when a judgement of ``case`` came from the offline heuristic judge."""
-    return any(
-        (record := judge_record(m.details)) is not None and record.heuristic
-        for m in _metric_results(case)
-    )
-
-
 def agent_is_scripted(info: Mapping[str, Any] | None) -> bool:
     """True when the run info's ``agent`` names the offline scripted agent model."""
     return SCRIPTED_AGENT_MODEL in str((info or {}).get("agent", ""))
-
-
-def result_uses_heuristic(result: EvalSetResult) -> bool:
-    """True when a judgement of any case result came from the offline heuristic judge."""
-    return any(case_uses_heuristic(c) for c in result.eval_case_results or ())
 
 
 def run_flags(heuristic: bool, info: Mapping[str, Any] | None = None) -> list[str]:

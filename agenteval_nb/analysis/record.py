@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -357,6 +358,13 @@ def uses_heuristic(record: RunRecord) -> bool:
 def record_flags(record: RunRecord) -> list[str]:
     """The offline flags of a run (:func:`~agenteval_nb.offline_flags.run_flags`)."""
     return run_flags(uses_heuristic(record), record.info)
+
+
+def case_metric_rows(record: RunRecord, columns: Sequence[str]) -> list[list[tuple[Any, ...]]]:
+    """Per case result (row ``i`` of the cases table): its overall metric results as tuples of
+    the metrics table's ``columns``, in file order (the metrics rows split by ``n_metrics``)."""
+    rows = record.table("metrics").select(columns).iter_rows()
+    return [list(islice(rows, n or 0)) for n in record.table("cases")["n_metrics"].to_list()]
 
 
 def with_summary(result: EvalSetResult) -> tuple[EvalSetResult, list[str]]:

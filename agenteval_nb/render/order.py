@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..schema import EvalCaseResult
-
 STATUS_RANK = {"failed": 0, "not_evaluated": 1, "passed": 3}
 """Sort rank of statuses: failures first, passes last, anything else (unknown) in between (2)."""
 
@@ -19,11 +17,13 @@ def sort_key(
     return (STATUS_RANK.get(status or "", 2), value, eval_id or "", run_id or 0)
 
 
-def failures_first(cases: Sequence[EvalCaseResult]) -> list[int]:
-    """Positions of ``cases`` in display order (see :func:`sort_key`)."""
-    return sorted(
-        range(len(cases)),
-        key=lambda i: sort_key(
-            cases[i].final_eval_status, cases[i].score, cases[i].eval_id, cases[i].run_id
-        ),
-    )
+def display_order(
+    statuses: Sequence[str | None],
+    scores: Sequence[float | None],
+    eval_ids: Sequence[str | None],
+    run_ids: Sequence[int | None],
+) -> list[int]:
+    """Positions in display order of case results given column-wise (a cases table's
+    ``status``, ``score``, ``eval_id``, ``run_id``; see :func:`sort_key`)."""
+    keys = list(map(sort_key, statuses, scores, eval_ids, run_ids))
+    return sorted(range(len(keys)), key=keys.__getitem__)

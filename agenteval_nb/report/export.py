@@ -5,16 +5,17 @@ through :func:`agenteval_nb.render.text.text` (escaped, controls made visible) u
 already safe markup from :mod:`agenteval_nb.render`. Inline CSS and SVG only: no script, font,
 image or stylesheet is loaded from anywhere, so the file opens offline from ``file://``.
 
-Size: the case table lists every case result; per-invocation details are written for the
-first ``max_cases`` case results in display order (failures first), :data:`DEFAULT_MAX_CASES`
-when not given, with a note saying how many were left out.
+Size: the case table lists every case result, read from the run's cases and metrics tables;
+per-invocation details are written for the first ``max_cases`` case results in display order
+(failures first), :data:`DEFAULT_MAX_CASES` when not given, with a note saying how many were
+left out. Only those case results (and their eval cases) are decoded, one at a time.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,12 @@ from markupsafe import Markup
 
 from .._gc import gc_frozen
 from ..analysis.load import RunLike, as_run
+from ..analysis.record import case_metric_rows
 from ..io import write_text_atomic
 from ..offline_flags import HEURISTIC_LABEL, SCRIPTED_AGENT_LABEL, agent_is_scripted
 from ..render import STYLESHEET, render_case
-from ..render.case import case_score_text, metric_rubric_texts
-from ..render.order import failures_first
+from ..render.case import metric_rubric_texts
+from ..render.order import display_order
 from ..render.text import (
     html,
     number,
@@ -38,7 +40,7 @@ from ..render.text import (
     text,
     to_json,
 )
-from ..schema import EvalCase, EvalCaseResult
+from ..schema import EvalCase
 from .figures import report_plots
 from .header import build_header
 from .summary import metric_rows, pass_at_k_rows, run_rows
@@ -110,18 +112,20 @@ def _attempt(what: str, compute: Callable[[], list[Any]], notes: list[str]) -> l
         return []
 
 
-def _metric_cell(case: EvalCaseResult, name: str) -> tuple[str, str]:
-    for m in case.overall_eval_metric_results or ():
-        if m.metric_name == name:
-            css = status_class(m.eval_status)
-            return _CELL_CLASS.get(
-                css, ""
-            ), f"{_MARK.get(css, '?')} {score_text(m.score, m.eval_status, 3)}"
+def _metric_cell(metrics: list[tuple[Any, ...]], name: str) -> tuple[str, str]:
+    """Cell of metric ``name`` from a case's (metric_name, status, score) rows (first match)."""
+    for metric_name, status, score in metrics:
+        if metric_name == name:
+            css = status_class(status)
+            return _CELL_CLASS.get(css, ""), f"{_MARK.get(css, '?')} {score_text(score, status, 3)}"
     return "", ""
 
 
 def _case_row(
-    case: EvalCaseResult,
+    eval_id: str | None,
+    run_id: int | None,
+    status: str | None,
+    error: str | None,
     badge: Markup,
     anchor: str | None,
     score: str,
@@ -129,11 +133,11 @@ def _case_row(
 ) -> Markup:
     """One row of the case table; every value through :func:`text`, as the template's
     ``finalize`` does (built here: 10k rows cost a third of the report in jinja)."""
-    eval_id = text(case.eval_id)
+    shown_id = text(eval_id)
     link = (
-        html('<a href="#{}"><code>{}</code></a>', text(anchor), eval_id)
+        html('<a href="#{}"><code>{}</code></a>', text(anchor), shown_id)
         if anchor
-        else html("<code>{}</code>", eval_id)
+        else html("<code>{}</code>", shown_id)
     )
     cells = "".join(
         html('<td class="ae-num {}">{}</td>', text(css), text(shown)) for css, shown in metrics
@@ -141,21 +145,18 @@ def _case_row(
     return html(
         '<tr{}><td>{}</td><td>{}</td><td class="ae-num">{}</td><td class="ae-num">{}</td>{}'
         '<td class="ae-error">{}</td></tr>',
-        Markup(' class="ae-row-fail"') if case.final_eval_status == "failed" else Markup(""),
+        Markup(' class="ae-row-fail"') if status == "failed" else Markup(""),
         badge,
         link,
-        text(case.run_id if case.run_id is not None else "—"),
+        text(run_id if run_id is not None else "—"),
         text(score),
         Markup(cells),
-        text(case.error_message, limit=200),
+        text(error, limit=200),
     )
 
 
-def _table_metrics(cases: Sequence[EvalCaseResult]) -> list[str]:
-    names: dict[str, None] = {}
-    for case in cases:
-        for m in case.overall_eval_metric_results or ():
-            names.setdefault(m.metric_name or "", None)
+def _table_metrics(run: Any) -> list[str]:
+    names = run.table("metrics")["metric_name"].fill_null("").unique().to_list()
     return sorted(names)[:MAX_TABLE_METRICS]
 
 
@@ -169,51 +170,64 @@ def report_html(run: RunLike, *, title: str | None = None, max_cases: int | None
 
 
 def _report_html(run: Any, *, title: str | None, max_cases: int | None) -> str:
-    cases = list(run.result.eval_case_results or ())
-    order = failures_first(cases)
+    """The report; the case table reads the cases and metrics tables, and only the detailed
+    case results (and their eval cases) are decoded."""
+    table = run.table("cases")
+    eval_ids = table["eval_id"].to_list()
+    run_ids = table["run_id"].to_list()
+    statuses = table["status"].to_list()
+    scores = table["score"].to_list()
+    errors = table["error"].to_list()
+    case_metrics = case_metric_rows(run, ("metric_name", "status", "score"))
+    order = display_order(statuses, scores, eval_ids, run_ids)
     limit = DEFAULT_MAX_CASES if max_cases is None else max(0, int(max_cases))
     detailed = set(order[:limit])
-    evalset_cases: dict[str, EvalCase] = {
-        case.eval_id: case for es in run.evalsets for case in es.eval_cases or ()
-    }
+    evalset_cases: dict[str, EvalCase | None] = {}
     rubric_texts = metric_rubric_texts(run.metrics)
-    table_metrics = _table_metrics(cases)
+    table_metrics = _table_metrics(run)
     rows = []
     details = []
     for rank, position in enumerate(order):
-        case = cases[position]
+        eval_id, run_id, status = eval_ids[position], run_ids[position], statuses[position]
         anchor = f"case-{rank + 1}" if position in detailed else None
-        badge = status_badge(case.final_eval_status)
-        shown_score = case_score_text(case)
+        badge = status_badge(status)
+        shown_score = score_text(scores[position], None if errors[position] else status)
+        metrics = case_metrics[position]
         rows.append(
             _case_row(
-                case,
+                eval_id,
+                run_id,
+                status,
+                errors[position],
                 badge,
                 anchor,
                 shown_score,
-                [_metric_cell(case, name) for name in table_metrics],
+                [_metric_cell(metrics, name) for name in table_metrics],
             )
         )
         if anchor is not None:
+            key = eval_id or ""
+            if key not in evalset_cases:
+                evalset_cases[key] = run.eval_case(key)
             details.append(
                 {
                     "anchor": anchor,
                     "badge": badge,
-                    "eval_id": case.eval_id,
-                    "run_id": case.run_id if case.run_id is not None else "—",
+                    "eval_id": eval_id,
+                    "run_id": run_id if run_id is not None else "—",
                     "score": shown_score,
                     "body": render_case(
-                        case,
-                        evalset_case=evalset_cases.get(case.eval_id or ""),
+                        run.case_result(position),
+                        evalset_case=evalset_cases[key],
                         rubric_texts=rubric_texts,
                         open_invocations=False,
                     ),
                 }
             )
     note = ""
-    if len(details) < len(cases):
+    if len(details) < len(order):
         note = (
-            f"Details are included for {len(details)} of {len(cases)} case results "
+            f"Details are included for {len(details)} of {len(order)} case results "
             f"(failures first); pass max_cases to export_html to include more."
         )
     header = build_header(run)

@@ -43,17 +43,8 @@ MAX_HEATMAP_CASES = 60
 
 
 def _rubric_cases(run: Any) -> int:
-    """Number of distinct cases with rubric scores."""
-    ids = set()
-    for case in run.result.eval_case_results or ():
-        for per in case.eval_metric_result_per_invocation or ():
-            if any(
-                m.details is not None and m.details.rubric_scores
-                for m in per.eval_metric_results or ()
-            ):
-                ids.add(case.eval_id)
-                break
-    return len(ids)
+    """Number of distinct cases with rubric scores (eval ids of the rubrics table)."""
+    return run.table("rubrics")["eval_id"].n_unique()
 
 
 def report_plots(run: Any) -> list[Plot]:

@@ -8,8 +8,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema import EvalMetric, EvalMetricResult, EvalSetResult
-from ..schema.extras import judge_record
+import polars as pl
+
+from ..analysis.record import case_metric_rows
+from ..schema import EvalCaseResult, EvalMetric, EvalMetricResult
 from .redact import redact
 
 
@@ -71,12 +73,38 @@ def _judge_model(metric: EvalMetric | EvalMetricResult) -> str:
     return shown
 
 
-def _metric_results(result: EvalSetResult) -> list[EvalMetricResult]:
-    out: list[EvalMetricResult] = []
-    for case in result.eval_case_results or ():
-        for per in case.eval_metric_result_per_invocation or ():
-            out.extend(per.eval_metric_results or ())
-    return out
+def _judgements(run: Any) -> tuple[Counter[str], Counter[str], int]:
+    """Heuristic judgements per metric, judgements per judge model, and all judgements: the
+    turn results with a judge record (``n_samples`` set in the invocations table)."""
+    judged = run.table("invocations").filter(pl.col("n_samples").is_not_null())
+    heuristic: Counter[str] = Counter()
+    models: Counter[str] = Counter()
+    for name, model, is_heuristic in judged.select(
+        "metric_name", "judge_model", "heuristic"
+    ).iter_rows():
+        models[model or "unknown model"] += 1
+        if is_heuristic:
+            heuristic[name or ""] += 1
+    return heuristic, models, judged.height
+
+
+def _definitions(run: Any) -> list[EvalMetric | EvalMetricResult]:
+    """``run.metrics``, then each other metric of the case results as its first result (the
+    case result holding it is decoded; one decode per such case)."""
+    definitions: list[EvalMetric | EvalMetricResult] = list(run.metrics)
+    known = {m.metric_name for m in definitions}
+    first: dict[str, int] = {}
+    for position, metrics in enumerate(case_metric_rows(run, ("metric_name",))):
+        for (name,) in metrics:
+            if name not in known and name not in first:
+                first[name] = position
+    decoded: dict[int, EvalCaseResult] = {}
+    for name, position in first.items():
+        if position not in decoded:
+            decoded[position] = run.case_result(position)
+        results = decoded[position].overall_eval_metric_results or ()
+        definitions.append(next(m for m in results if m.metric_name == name))
+    return definitions
 
 
 def _created(timestamp: float | None) -> str:
@@ -91,26 +119,9 @@ def _created(timestamp: float | None) -> str:
 
 def build_header(run: Any) -> Header:
     """The header of ``run`` (an :class:`~agenteval_nb.analysis.run.EvalRun`)."""
-    result: EvalSetResult = run.result
-    per_invocation = _metric_results(result)
-    heuristic: Counter[str] = Counter()
-    models: Counter[str] = Counter()
-    total = 0
-    for m in per_invocation:
-        record = judge_record(m.details)
-        if record is None:
-            continue
-        total += 1
-        models[record.model or "unknown model"] += 1
-        if record.heuristic:
-            heuristic[m.metric_name or ""] += 1
-    definitions: list[EvalMetric | EvalMetricResult] = list(run.metrics)
-    known = {m.metric_name for m in definitions}
-    for case in result.eval_case_results or ():
-        for m in case.overall_eval_metric_results or ():
-            if m.metric_name not in known:
-                known.add(m.metric_name)
-                definitions.append(m)
+    result = run.header
+    heuristic, models, total = _judgements(run)
+    definitions = _definitions(run)
     rows = []
     for metric in definitions:
         name = metric.metric_name or ""
@@ -135,12 +146,12 @@ def build_header(run: Any) -> Header:
         config["elapsed"] = f"{run.elapsed_s:.1f} s"
     for key, value in (run.info or {}).items():
         config[str(key)] = value
-    set_ids = [es.eval_set_id for es in run.evalsets] or [result.eval_set_id or ""]
+    set_ids = run.eval_set_ids() or [result.eval_set_id or ""]
     return Header(
         eval_set_ids=list(dict.fromkeys(set_ids)),
         result_id=result.eval_set_result_id or "",
         created=_created(result.creation_timestamp),
-        n_case_results=len(result.eval_case_results or ()),
+        n_case_results=run.num_case_results,
         n_runs=run.num_runs,
         metrics=rows,
         judge_models=sorted(models.items()),

@@ -17,9 +17,9 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..analysis.record import case_metric_rows
 from ..analysis.run import EvalRun
 from ..io import write_text_atomic
-from ..schema import EvalCaseResult, EvalMetricResult
 from ..secrets import redact
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -40,41 +40,46 @@ def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4g}"
 
 
-def _metric_line(metric: EvalMetricResult) -> str:
-    line = (
-        f"{metric.metric_name}: {metric.eval_status} "
-        f"(score {_number(metric.score)}, threshold {_number(metric.threshold)})"
-    )
-    reason = metric.details.reason if metric.details is not None else None
+Metric = tuple[str | None, str | None, float | None, float | None, str | None]
+"""An overall metric result: (metric_name, status, score, threshold, reason) — metrics table."""
+_METRIC_COLUMNS = ("metric_name", "status", "score", "threshold", "reason")
+
+
+def _metric_line(metric: Metric) -> str:
+    name, status, score, threshold, reason = metric
+    line = f"{name}: {status} (score {_number(score)}, threshold {_number(threshold)})"
     return f"{line}: {reason}" if reason else line
 
 
-def _case_name(case: EvalCaseResult, multi_run: bool) -> str:
-    name = case.eval_id or "?"
-    return f"{name} [run {case.run_id or 1}]" if multi_run else name
+def _case_name(eval_id: str | None, run_id: int | None, multi_run: bool) -> str:
+    name = eval_id or "?"
+    return f"{name} [run {run_id or 1}]" if multi_run else name
 
 
-def _outcome(case: EvalCaseResult) -> tuple[str, str, str] | None:
+def _outcome(
+    status: str | None, error: str | None, metrics: list[Metric]
+) -> tuple[str, str, str] | None:
     """``(element, message, body)`` for a case that did not pass, else ``None``."""
-    metrics = list(case.overall_eval_metric_results or ())
     body = "\n".join(_metric_line(m) for m in metrics)
-    if case.error_message:
-        return "error", case.error_message, "\n".join(filter(None, [case.error_message, body]))
-    if case.final_eval_status == "failed":
-        failed = [m for m in metrics if m.eval_status == "failed"]
+    if error:
+        return "error", error, "\n".join(filter(None, [error, body]))
+    if status == "failed":
+        failed = [m for m in metrics if m[1] == "failed"]
         message = "; ".join(_metric_line(m) for m in failed) or "case failed"
         return "failure", message, body
-    if case.final_eval_status != "passed":
-        return "skipped", f"case {case.final_eval_status or 'not evaluated'}", body
+    if status != "passed":
+        return "skipped", f"case {status or 'not evaluated'}", body
     return None
 
 
 def junit_xml(run: EvalRun) -> str:
-    """The JUnit XML document (UTF-8 text with an XML declaration) of ``run``."""
-    result = run.result
+    """The JUnit XML document (UTF-8 text with an XML declaration) of ``run``, from its cases
+    and metrics tables (no case result is decoded)."""
+    result = run.header
     set_id = result.eval_set_id or "evalset"
-    cases = [c for c in result.eval_case_results or () if c is not None]
-    multi_run = run.num_runs > 1 or len({c.run_id for c in cases}) > 1
+    cases = run.table("cases").select("eval_id", "run_id", "status", "error").rows()
+    case_metrics = case_metric_rows(run, _METRIC_COLUMNS)
+    multi_run = run.num_runs > 1 or len({run_id for _, run_id, _, _ in cases}) > 1
     counts = {"failure": 0, "error": 0, "skipped": 0}
     suite = ET.Element("testsuite", name=_text(set_id))
     properties = ET.SubElement(suite, "properties")
@@ -87,12 +92,15 @@ def junit_xml(run: EvalRun) -> str:
     ):
         if value:
             ET.SubElement(properties, "property", name=name, value=_text(value))
-    for case in cases:
+    for (eval_id, run_id, status, error), metrics in zip(cases, case_metrics, strict=True):
         element = ET.SubElement(
-            suite, "testcase", classname=_text(set_id), name=_text(_case_name(case, multi_run))
+            suite,
+            "testcase",
+            classname=_text(set_id),
+            name=_text(_case_name(eval_id, run_id, multi_run)),
         )
         element.set("time", "0")
-        outcome = _outcome(case)
+        outcome = _outcome(status, error, metrics)
         if outcome is not None:
             kind, message, body = outcome
             counts[kind] += 1

@@ -30,8 +30,8 @@ class RunRow:
 def run_rows(run: Any) -> list[RunRow]:
     """One row per run id: status counts and the pass rate over evaluated cases (Wilson CI)."""
     counts: dict[int | None, Counter[str]] = {}
-    for case in run.result.eval_case_results or ():
-        counts.setdefault(case.run_id, Counter())[case.final_eval_status or ""] += 1
+    for run_id, status in run.table("cases").select("run_id", "status").iter_rows():
+        counts.setdefault(run_id, Counter())[status or ""] += 1
     rows = []
     for run_id in sorted(counts, key=lambda r: (r is None, r or 0)):
         c = counts[run_id]

@@ -14,13 +14,14 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..offline_flags import HEURISTIC_LABEL, case_uses_heuristic
+from ..analysis.record import uses_heuristic
+from ..offline_flags import HEURISTIC_LABEL
 from ..render import render_case
 from ..render.case import metric_rubric_texts
 from ..render.flags import flags_badges
 from ..render.messages import word_diff
 from ..render.text import join, number, plain, score_text, status_badge, text
-from ..schema import EvalCase, EvalCaseResult, message_text
+from ..schema import EvalCaseResult, message_text
 from .entries import Query, case_search_fields, order_key
 from .master import PAGE_SIZE, MasterDetail
 
@@ -67,28 +68,38 @@ def _max_abs_diff(rows: Sequence[dict[str, Any]]) -> float:
 
 
 class _RunCases:
-    """Case results of one run by eval id, with the eval set cases and rubric texts."""
+    """One run's case results by eval id — (position, run_id) from its cases table; a case
+    result is decoded when asked for (:meth:`cases`)."""
 
     def __init__(self, run: Any) -> None:
-        self.by_id: dict[str, list[EvalCaseResult]] = {}
-        for case in (run.result.eval_case_results or ()) if run is not None else ():
-            self.by_id.setdefault(case.eval_id or "", []).append(case)
-        self.evalset_cases: dict[str, EvalCase] = (
-            {c.eval_id: c for es in run.evalsets for c in es.eval_cases or ()} if run else {}
-        )
+        self.run = run
+        self.by_id: dict[str, list[tuple[int, int | None]]] = {}
+        if run is not None:
+            rows = run.table("cases").select("eval_id", "run_id").iter_rows()
+            for position, (eval_id, run_id) in enumerate(rows):
+                self.by_id.setdefault(eval_id or "", []).append((position, run_id))
         self.rubric_texts = metric_rubric_texts(run.metrics) if run is not None else {}
 
-    def render(self, eval_id: str, run_id: int | None) -> Markup:
-        cases = [c for c in self.by_id.get(eval_id, ()) if run_id is None or c.run_id == run_id]
+    def run_ids(self) -> set[int | None]:
+        return {run_id for pairs in self.by_id.values() for _, run_id in pairs}
+
+    def heuristic(self) -> bool:
+        return self.run is not None and uses_heuristic(self.run)
+
+    def cases(self, eval_id: str, run_id: int | None = None) -> list[EvalCaseResult]:
+        """The case results of ``eval_id`` (of run ``run_id`` when given), decoded."""
+        return [
+            self.run.case_result(position)
+            for position, case_run in self.by_id.get(eval_id, ())
+            if run_id is None or case_run == run_id
+        ]
+
+    def render(self, eval_id: str, cases: Sequence[EvalCaseResult]) -> Markup:
         if not cases:
             return Markup('<div class="ae-note">no result for this case</div>')
+        evalset_case = self.run.eval_case(eval_id)
         return join(
-            render_case(
-                c,
-                evalset_case=self.evalset_cases.get(eval_id),
-                rubric_texts=self.rubric_texts,
-            )
-            for c in cases
+            render_case(c, evalset_case=evalset_case, rubric_texts=self.rubric_texts) for c in cases
         )
 
 
@@ -117,7 +128,7 @@ class ComparisonSource:
         self.kinds = {eval_id: _kinds(rows) for eval_id, rows in rows_by_id.items()}
         self._metrics = sorted({r.get("metric_name") or "" for r in frame.iter_rows(named=True)})
         self._fields: dict[str, dict[str, str]] = {}
-        runs = {c.run_id for side in (self.a, self.b) for cs in side.by_id.values() for c in cs}
+        runs = self.a.run_ids() | self.b.run_ids()
         self._run_ids = sorted(r for r in runs if r is not None)
 
     def metric_names(self) -> Sequence[str]:
@@ -134,7 +145,7 @@ class ComparisonSource:
         if found is None:
             merged: dict[str, list[str]] = {"id": [eval_id.lower()]}
             for side in (self.a, self.b):
-                for case in side.by_id.get(eval_id, ()):
+                for case in side.cases(eval_id):
                     for name, value in case_search_fields(case).items():
                         merged.setdefault(name, []).append(value)
             found = self._fields[eval_id] = {k: "\n".join(v) for k, v in merged.items()}
@@ -177,21 +188,16 @@ class ComparisonSource:
 
     def heuristic(self) -> bool:
         """True when either run has a judgement of the offline heuristic judge."""
-        return any(
-            case_uses_heuristic(c)
-            for side in (self.a, self.b)
-            for cases in side.by_id.values()
-            for c in cases
-        )
+        return self.a.heuristic() or self.b.heuristic()
 
-    def _answers_diff(self, item: PairItem) -> Markup:
+    def _answers_diff(
+        self, a_list: Sequence[EvalCaseResult], b_list: Sequence[EvalCaseResult]
+    ) -> Markup:
         """The final answers of the two runs, turn by turn, words only in one side marked."""
         rows = []
-        a_cases = {c.run_id: c for c in self.a.by_id.get(item.eval_id, ())}
-        b_cases = {c.run_id: c for c in self.b.by_id.get(item.eval_id, ())}
+        a_cases = {c.run_id: c for c in a_list}
+        b_cases = {c.run_id: c for c in b_list}
         for run_id in sorted(set(a_cases) & set(b_cases), key=lambda r: r or 0):
-            if item.run_id is not None and run_id != item.run_id:
-                continue
             a_turns = _answers(a_cases[run_id])
             b_turns = _answers(b_cases[run_id])
             for turn, (a_text, b_text) in enumerate(zip(a_turns, b_turns, strict=False), 1):
@@ -247,15 +253,17 @@ class ComparisonSource:
                 "run_b=…)</div>"
             )
             return head + self._diff_table(item) + note
+        a_cases = self.a.cases(item.eval_id, item.run_id)
+        b_cases = self.b.cases(item.eval_id, item.run_id)
         sides = Markup(
             '<div class="ae-side"><div><h3>{}</h3>{}</div><div><h3>{}</h3>{}</div></div>'
         ).format(
             self.label_a,
-            self.a.render(item.eval_id, item.run_id),
+            self.a.render(item.eval_id, a_cases),
             self.label_b,
-            self.b.render(item.eval_id, item.run_id),
+            self.b.render(item.eval_id, b_cases),
         )
-        return head + self._diff_table(item) + self._answers_diff(item) + sides
+        return head + self._diff_table(item) + self._answers_diff(a_cases, b_cases) + sides
 
 
 def _answers(case: EvalCaseResult) -> list[str]:

@@ -1,8 +1,9 @@
 """The inspector's list: one entry per case result, filtered by a query and sorted.
 
-Pure Python (no ipywidgets), so the list logic is testable on its own and cheap for 10k cases:
-building the entries reads only statuses and scores; the search fields of a case are assembled
-the first time a search runs.
+Pure Python (no ipywidgets), so the list logic is testable on its own and cheap for 100k cases:
+the entries are built from the run's cases and metrics tables (no case result decoded); the
+search fields of a case are assembled (its case result decoded) the first time a text search
+runs.
 
 The search box takes terms separated by spaces, all of which must match (case-insensitive
 substrings; ``"two words"`` in double quotes is one term):
@@ -19,9 +20,10 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..analysis.record import RunRecord, case_metric_rows
 from ..render.order import sort_key
 from ..schema import EvalCaseResult, message_text
 
@@ -115,25 +117,24 @@ class Entry:
     _fields: dict[str, str] | None = None
 
 
-def build_entries(cases: Sequence[EvalCaseResult]) -> list[Entry]:
-    """An entry per case result, in file order (``position`` indexes ``cases``)."""
-    entries = []
-    for position, case in enumerate(cases):
-        metrics = {
-            m.metric_name or "": (m.eval_status or "", m.score)
-            for m in case.overall_eval_metric_results or ()
-        }
-        entries.append(
-            Entry(
-                position,
-                case.run_id,
-                case.eval_id or "",
-                case.final_eval_status or "",
-                case.score,
-                metrics,
-            )
+def build_entries(run: RunRecord) -> list[Entry]:
+    """An entry per case result, in file order (``position``: row of the run's cases table),
+    from the cases and metrics tables (nothing decoded)."""
+    cases = run.table("cases").select("run_id", "eval_id", "status", "score").iter_rows()
+    metrics = case_metric_rows(run, ("metric_name", "status", "score"))
+    return [
+        Entry(
+            position,
+            run_id,
+            eval_id or "",
+            status or "",
+            score,
+            {name or "": (m_status or "", m_score) for name, m_status, m_score in case_metrics},
         )
-    return entries
+        for position, ((run_id, eval_id, status, score), case_metrics) in enumerate(
+            zip(cases, metrics, strict=True)
+        )
+    ]
 
 
 def case_search_fields(case: EvalCaseResult) -> dict[str, str]:
@@ -163,11 +164,6 @@ def case_search_fields(case: EvalCaseResult) -> dict[str, str]:
     }
 
 
-def case_search_text(case: EvalCaseResult) -> str:
-    """All searchable text of a case in one lower-cased string (no metric names)."""
-    return "\n".join(case_search_fields(case).values())
-
-
 def status_and_score(entry: Entry, metric: str | None) -> tuple[str, float | None] | None:
     """The case's status and score, or those of ``metric`` (``None`` when the case lacks it)."""
     if not metric:
@@ -191,7 +187,7 @@ def order_key(
 
 def filter_entries(
     entries: Iterable[Entry],
-    cases: Sequence[EvalCaseResult],
+    search_fields: Callable[[int], Mapping[str, str]],
     *,
     metric: str | None = None,
     status: str | None = None,
@@ -202,7 +198,8 @@ def filter_entries(
     """Entries that pass every filter, in the ``sort`` order (failures first by default).
 
     ``metric`` restricts to cases with that metric and makes ``status``, the score conditions
-    and the sort use the metric's status and score; ``query`` is a search (:func:`parse_query`).
+    and the sort use the metric's status and score; ``query`` is a search (:func:`parse_query`)
+    over ``search_fields(position)``, asked once per entry (it may decode the case result).
     """
     parsed = query if isinstance(query, Query) else parse_query(query)
     kept: list[tuple[tuple, Entry]] = []
@@ -218,7 +215,7 @@ def filter_entries(
             continue
         if parsed.terms:
             if entry._fields is None:
-                entry._fields = case_search_fields(cases[entry.position])
+                entry._fields = dict(search_fields(entry.position))
             if not parsed.matches_text(entry._fields):
                 continue
         kept.append((order_key(sort, pair[0], pair[1], entry.eval_id, entry.run_id), entry))

@@ -12,8 +12,14 @@ from ..render import render_case
 from ..render.case import metric_rubric_texts
 from ..render.flags import flags_badges
 from ..render.text import plain, score_text
-from ..schema import EvalCase
-from .entries import Entry, Query, build_entries, filter_entries, status_and_score
+from .entries import (
+    Entry,
+    Query,
+    build_entries,
+    case_search_fields,
+    filter_entries,
+    status_and_score,
+)
 from .master import PAGE_SIZE, MasterDetail
 
 STATUS_OPTIONS = [
@@ -30,15 +36,15 @@ def status_mark(status: str) -> str:
 
 
 class RunSource:
-    """A run's case results as master–detail items (:class:`~.entries.Entry`)."""
+    """A run's case results as master–detail items (:class:`~.entries.Entry`).
+
+    The list comes from the run's tables; a case result (and its eval case) is decoded when
+    it is shown, or when a text search first reads it.
+    """
 
     def __init__(self, run: Any) -> None:
         self.run = run
-        self.cases = list(run.result.eval_case_results or ())
-        self.entries = build_entries(self.cases)
-        self.evalset_cases: dict[str, EvalCase] = {
-            case.eval_id: case for es in run.evalsets for case in es.eval_cases or ()
-        }
+        self.entries = build_entries(run)
         self.rubric_texts = metric_rubric_texts(run.metrics)
         names = {m.metric_name for m in run.metrics}
         for entry in self.entries:
@@ -59,7 +65,7 @@ class RunSource:
     ) -> list[Entry]:
         return filter_entries(
             self.entries,
-            self.cases,
+            lambda position: case_search_fields(self.run.case_result(position)),
             metric=metric,
             status=status,
             run_id=run_id,
@@ -80,15 +86,15 @@ class RunSource:
 
     def render(self, item: Entry) -> Markup:
         return render_case(
-            self.cases[item.position],
-            evalset_case=self.evalset_cases.get(item.eval_id),
+            self.run.case_result(item.position),
+            evalset_case=self.run.eval_case(item.eval_id),
             rubric_texts=self.rubric_texts,
         )
 
 
 def inspect_run(run: Any, *, page_size: int = PAGE_SIZE) -> MasterDetail:
     """The master–detail inspector of ``run`` (see :class:`~.master.MasterDetail`)."""
-    title = f"eval set {plain(run.result.eval_set_id)} · {len(run.result.eval_case_results or ())}"
+    title = f"eval set {plain(run.header.eval_set_id)} · {run.num_case_results}"
     return MasterDetail(
         RunSource(run),
         page_size=page_size,

@@ -86,7 +86,7 @@ def test_other_shapes_are_loaded_whole(tmp_path):
     assert isinstance(open_evalset(snake), ModelCases)
     bad = tmp_path / "bad.json"
     bad.write_text('{"evalSetId": "s", "evalCases": [}')
-    with pytest.raises(FormatError, match="bad.json"):
+    with pytest.raises(FormatError, match=r"bad\.json"):
         open_evalset(bad)  # the loader's own error: file and what was expected
 
 

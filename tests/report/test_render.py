@@ -21,7 +21,7 @@ from agenteval_nb.render import (
     word_diff,
 )
 from agenteval_nb.render.case import invocation_status, metric_rubric_texts
-from agenteval_nb.render.order import failures_first
+from agenteval_nb.render.order import display_order
 from agenteval_nb.render.text import number, plain, score_text
 from agenteval_nb.render.tools import ABSENT, pair_verdict
 from agenteval_nb.render.verifier import PLOT_HEIGHT
@@ -267,9 +267,12 @@ def test_verifier_block_says_which_candidate_is_which():
 
 
 def test_failures_first_order():
-    cases = [
-        case_result("b", 1, ok=True),
-        case_result("a", 1, ok=False),
-        case_result("c", 1, ok=True),
+    statuses = ["passed", "failed", "passed", "not_evaluated", "passed"]
+    scores = [1.0, 0.5, 1.0, None, float("nan")]
+    assert display_order(statuses, scores, ["b", "a", "c", "d", "a"], [1, 1, 1, 1, 1]) == [
+        1,
+        3,
+        0,
+        2,
+        4,
     ]
-    assert failures_first(cases) == [1, 0, 2]
