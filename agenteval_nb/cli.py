@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from . import demo
 from .adk import looks_like_adk_config
 from .analysis.compare import compare
@@ -181,7 +183,7 @@ def gate(run: EvalRun, fail_under: float | None) -> tuple[bool, str]:
     if fail_under is not None:
         ok = rate >= fail_under
         return ok, f"{'PASSED' if ok else 'FAILED'}: {shown}, required {fail_under:.1%}"
-    summary = run.result.summary
+    summary = run.header.summary
     status = summary.overall_status if summary is not None else None
     ok = status == "passed"
     return ok, f"{'PASSED' if ok else 'FAILED'}: overall status {status or 'n/a'}, {shown}"
@@ -189,10 +191,8 @@ def gate(run: EvalRun, fail_under: float | None) -> tuple[bool, str]:
 
 def summary_table(run: EvalRun) -> str:
     counts = run.case_status_counts()
-    thresholds: dict[str, float | None] = {}
-    for case in run.result.eval_case_results or ():
-        for metric in case.overall_eval_metric_results or ():
-            thresholds.setdefault(metric.metric_name or "", metric.threshold)
+    metrics = run.table("metrics").select(pl.col("metric_name").fill_null(""), "threshold")
+    thresholds = dict(metrics.unique("metric_name", keep="first", maintain_order=True).iter_rows())
     rows = [
         [
             name,
@@ -204,17 +204,20 @@ def summary_table(run: EvalRun) -> str:
         for name, (passed, evaluated) in run.metric_pass_rates().items()
     ]
     head = (
-        f"eval set {run.result.eval_set_id}: {sum(counts.values())} case results over "
+        f"eval set {run.header.eval_set_id}: {sum(counts.values())} case results over "
         f"{run.num_runs} run(s) — passed {counts.get('passed', 0)}, failed "
         f"{counts.get('failed', 0)}, not evaluated {counts.get('not_evaluated', 0)}"
     )
     body = table(["metric", "passed", "evaluated", "rate", "threshold"], rows)
     notes = [f"warning: {w}" for w in run.warnings]
-    errors = [c for c in run.result.eval_case_results or () if c.error_message]
-    for case in errors[:ERRORS_SHOWN]:
-        notes.append(f"error: {case.eval_id} [run {case.run_id or 1}]: {case.error_message}")
-    if len(errors) > ERRORS_SHOWN:
-        notes.append(f"… {len(errors) - ERRORS_SHOWN} more case results with errors")
+    cases = run.table("cases")
+    errors = cases.filter(pl.col("error").is_not_null() & (pl.col("error") != ""))
+    for eval_id, run_id, error in (
+        errors.select("eval_id", "run_id", "error").head(ERRORS_SHOWN).iter_rows()
+    ):
+        notes.append(f"error: {eval_id} [run {run_id or 1}]: {error}")
+    if errors.height > ERRORS_SHOWN:
+        notes.append(f"… {errors.height - ERRORS_SHOWN} more case results with errors")
     return redact("\n".join([head, body, *notes]))
 
 
@@ -222,7 +225,7 @@ def summary_table(run: EvalRun) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    sets = [load_evalset(path) for path in args.evalsets]
+    sets = list(args.evalsets)  # paths: a Go-format file is streamed, case by case
     metrics = load_metrics(args.metrics)
     agent = load_object(args.agent) if args.agent else None
     store = open_result_store(args.store) if args.store else None
@@ -244,7 +247,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _err(f"stored: {store!r} {run.app_name}/{run.info.get('saved_result_id')}")
     out = Path(args.out) if args.out else None
     if out is not None:
-        name = safe_name(run.result.eval_set_id or "evalset") + ".evalset_result.json"
+        name = safe_name(run.header.eval_set_id or "evalset") + ".evalset_result.json"
         _err(f"result: {run.save(out / name)}")
     report = Path(args.report) if args.report else None
     if report is None and args.html_in_out and out is not None:
@@ -330,7 +333,7 @@ def _cmd_passk(args: argparse.Namespace) -> int:
         ]
         for k in args.k
     ]
-    print(f"eval set {run.result.eval_set_id}: {run.num_runs} run(s)")
+    print(f"eval set {run.header.eval_set_id}: {run.num_runs} run(s)")
     header = ["k", "cases", "pass@k", "se", "pass^k", "se", "eval-set pass@k"]
     print(table(header, rows))
     return EXIT_OK
@@ -398,7 +401,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 def _write_outputs(run: EvalRun, out: Path) -> None:
     print(run.summary_text())
     out.mkdir(parents=True, exist_ok=True)
-    result_path = run.save(out / f"{run.result.eval_set_id}.evalset_result.json")
+    result_path = run.save(out / f"{run.header.eval_set_id}.evalset_result.json")
     report_path = run.to_html(out / "report.html")
     print(f"result: {result_path}")
     print(f"report: {report_path}")
