@@ -148,12 +148,7 @@ def load_run(
     _check_runs(result, str(path) if path is not None else "<object>")
     computed = result.summary is None
     result, notes = with_summary(result)
-    info: dict[str, Any] = {"summary_computed": computed}
-    app_name = ""
-    if path is not None:
-        info["source"] = str(path)
-        if path.name.endswith(RESULT_SUFFIX):
-            app_name = path.parent.name
+    info, app_name = _file_info(path, computed)
     return EvalRun(
         result=result,
         evalsets=sets,
@@ -162,6 +157,16 @@ def load_run(
         app_name=app_name,
         info=info,
     )
+
+
+def _file_info(path: Path | None, summary_computed: bool) -> tuple[dict[str, Any], str]:
+    """The run info of a loaded result, and its app name: the folder of a
+    ``<app>/<id>.evalset_result.json`` file (the local store's layout), else empty."""
+    info: dict[str, Any] = {"summary_computed": summary_computed}
+    if path is None:
+        return info, ""
+    info["source"] = str(path)
+    return info, path.parent.name if path.name.endswith(RESULT_SUFFIX) else ""
 
 
 def _streamed_run(
@@ -182,12 +187,7 @@ def _streamed_run(
         for i in range(len(streamed.raw)):
             result = streamed.case_result(i)
             builder.add_text(i, cases.get(result.eval_id or ""), result, streamed.text(i))
-    info: dict[str, Any] = {"summary_computed": False}
-    app_name = ""
-    if path is not None:
-        info["source"] = str(path)
-        if path.name.endswith(RESULT_SUFFIX):
-            app_name = path.parent.name
+    info, app_name = _file_info(path, summary_computed=False)
     run = builder.record(
         EvalRun,
         streamed.head,
