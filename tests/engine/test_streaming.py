@@ -39,8 +39,6 @@ def es_path(tmp_path):
 class Staggered(ExactAnswer):
     """ExactAnswer whose early cases take longest, so results finish out of case order."""
 
-    name = "exact_answer"
-
     async def evaluate(self, actuals, expecteds, metric):
         case_no = int(expecteds[0].final_response.content[1:])  # answers are "a<case number>"
         await asyncio.sleep(0.001 * (N - case_no) / 4)
