@@ -34,8 +34,8 @@ from .schema import EvalCaseResult, EvalSetResult
 class CaseDetails(Sequence[EvalCaseResult]):
     """Case results as their result-file text (UTF-8 bytes), in file order.
 
-    ``details[i]`` decodes case result ``i`` (a new model each time: edit it, then
-    :meth:`replace` it to keep the edit); ``details.text(i)`` is its raw text.
+    ``details[i]`` decodes case result ``i`` (a new model each time);
+    ``details.text(i)`` is its compact file text.
     """
 
     __slots__ = ("_source", "_texts")
@@ -73,14 +73,6 @@ class CaseDetails(Sequence[EvalCaseResult]):
     def text(self, index: int) -> bytes:
         """Case result ``index`` as it stands in the result file."""
         return self._texts[index]
-
-    def nbytes(self) -> int:
-        """Bytes held by the texts."""
-        return sum(len(t) for t in self._texts)
-
-    def replace(self, index: int, result: EvalCaseResult) -> None:
-        """Store ``result`` as case result ``index``."""
-        self._texts[index] = case_result_texts([result])[0]
 
     def _decode(self, index: int) -> EvalCaseResult:
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)

@@ -149,7 +149,7 @@ def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
     if isinstance(src, (dict, list)):
         check_tree(src, "<object>", max_depth)
         return src, "<object>"
-    if isinstance(src, str) and not _is_file(src) and src.lstrip()[:1] in ("{", "[", '"'):
+    if isinstance(src, str) and is_json_text(src):
         return _decode(src, "<text>", max_depth), "<text>"
     path = Path(os.fspath(src))
     try:
@@ -159,6 +159,12 @@ def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
     except UnicodeDecodeError as exc:
         raise FormatError(str(path), "$", f"UTF-8 text ({exc.reason})") from None
     return _decode(text, str(path), max_depth), str(path)
+
+
+def is_json_text(src: str) -> bool:
+    """Whether a string argument is JSON text rather than a path: it starts like JSON (``{``,
+    ``[`` or ``"``) and names no existing file (a file ``[x].json`` is a path)."""
+    return src.lstrip()[:1] in ("{", "[", '"') and not _is_file(src)
 
 
 def _is_file(text: str) -> bool:
@@ -238,9 +244,6 @@ def decode_json(
         raise FormatError(source, json_path(prefix) + exc.json_path[1:], exc.expected) from None
 
 
-_LONG_DIGITS = re.compile(rb"[0-9]{20}")  # _EXACT_INT_DIGITS
-
-
 def short_digit_runs(data: bytes) -> bool:
     """True when no digit run that may be an int (:func:`_longest_int_run`: not a fraction or
     mantissa) reaches :data:`_EXACT_INT_DIGITS`, so orjson keeps every int exact: one
@@ -295,6 +298,7 @@ def _decode_checked(text: str, source: str, max_depth: int) -> Any:
 _EXACT_INT_DIGITS = 20
 """Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
 decoder keeps them exact."""
+_LONG_DIGITS = re.compile(rb"[0-9]{%d}" % _EXACT_INT_DIGITS)
 
 
 def _too_deep(limit: int) -> str:
@@ -932,7 +936,13 @@ def _utf8(text: str) -> bytes:
     """``text`` as UTF-8, each lone surrogate written as U+FFFD (the ASCII case costs nothing)."""
     if text.isascii():
         return text.encode("ascii")
-    return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+    return utf8_safe(text).encode("utf-8")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (half an emoji: valid in JSON, not in UTF-8) replaced
+    by U+FFFD, for what holds UTF-8 only (files, frames, databases)."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def save_evalset(evalset: EvalSet, path: str | os.PathLike[str]) -> Path:

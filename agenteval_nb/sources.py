@@ -30,6 +30,7 @@ from .io import (
     Source,
     check_kind,
     decode_json,
+    is_json_text,
     load_evalset,
     short_digit_runs,
     validate_model,
@@ -181,7 +182,7 @@ def _read_bytes(src: Source | bytes) -> tuple[bytes, str] | None:
     """The file's bytes and its name, JSON text as bytes, or None for dicts and models."""
     if isinstance(src, bytes):
         return src, "<text>"
-    if isinstance(src, str) and src.lstrip()[:1] in ("{", "[", '"') and not os.path.isfile(src):
+    if isinstance(src, str) and is_json_text(src):
         return src.encode("utf-8", "surrogatepass"), "<text>"
     if isinstance(src, (str, os.PathLike)):
         path = Path(os.fspath(src))

@@ -29,7 +29,6 @@ holds the generated table).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -39,6 +38,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from ..io import utf8_safe
 from ..schema import EvalMetric, EvalMetricResult, EvalSet, EvalSetResult, Invocation
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
 from ..settings import config
@@ -150,12 +150,9 @@ def _frame_of(columns: dict[str, list[Any]], schema: dict[str, pl.DataType]) -> 
     return pl.DataFrame(data, schema=schema)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _utf8_safe(value: Any) -> Any:
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return utf8_safe(value)
     if isinstance(value, list):
         return [_utf8_safe(v) for v in value]
     return value

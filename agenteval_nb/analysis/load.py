@@ -26,7 +26,7 @@ import polars as pl
 from .._gc import gc_paused
 from ..engine.summary import SummaryError, check_run_ids, check_run_numbers
 from ..errors import FormatError
-from ..io import Source, load_evalset, load_metrics, load_result
+from ..io import Source, is_json_text, load_evalset, load_metrics, load_result
 from ..schema import EvalMetric, EvalSet, EvalSetResult
 from ..sources import StreamedResult, open_result
 from ..stores.base import ResultStore
@@ -48,7 +48,7 @@ def _path_of(src: Any) -> Path | None:
     """``src`` as a path when it names a file system entry (not JSON text, not a model)."""
     if isinstance(src, os.PathLike):
         return Path(os.fspath(src))
-    if isinstance(src, str) and src.lstrip()[:1] not in ("{", "[", '"'):
+    if isinstance(src, str) and not is_json_text(src):
         return Path(src)
     return None
 

@@ -105,19 +105,22 @@ class RunRecord:
     def result(self) -> EvalSetResult:
         """The result model (a streamed record decodes every case result once, here)."""
         if self._result is None:
-            assert self._head is not None and self._details is not None
-            update: dict[str, Any] = {}
             with gc_paused(keep=True):
-                update["eval_case_results"] = list(self._details)
-                summary = self._head.summary
-                if self._case_summaries is not None and summary is not None:
-                    update["summary"] = summary.model_copy(
-                        update={"eval_case_summaries": list(self._case_summaries())}
-                    )
-            self._result = self._head.model_copy(update=update)
+                self._result = self._assembled()
             self._head = self._details = self._case_summaries = None
             self._built_from = self._source()  # the streamed tables describe these cases
         return self._result
+
+    def _assembled(self) -> EvalSetResult:
+        """The whole result of a streamed record: every case result decoded, the case
+        summaries built into the summary."""
+        assert self._head is not None and self._details is not None
+        update: dict[str, Any] = {"eval_case_results": list(self._details)}
+        summary = self._head.summary
+        if self._case_summaries is not None and summary is not None:
+            summaries = list(self._case_summaries())
+            update["summary"] = summary.model_copy(update={"eval_case_summaries": summaries})
+        return self._head.model_copy(update=update)
 
     @result.setter
     def result(self, value: EvalSetResult) -> None:
@@ -336,14 +339,7 @@ def _reorder(table: pl.DataFrame, order: pl.DataFrame) -> pl.DataFrame:
 def whole_result(record: RunRecord) -> EvalSetResult:
     """The record's whole result model, built for the caller and not kept (a streamed record
     stays streamed); a model record's own result."""
-    if not record.streaming:
-        return record.result
-    head = record.header
-    update: dict[str, Any] = {"eval_case_results": list(record.case_results())}
-    if head.summary is not None and head.summary.eval_case_summaries is None:
-        summaries = list(record.case_summaries())
-        update["summary"] = head.summary.model_copy(update={"eval_case_summaries": summaries})
-    return head.model_copy(update=update)
+    return record._assembled() if record.streaming else record.result
 
 
 def uses_heuristic(record: RunRecord) -> bool:

@@ -265,15 +265,12 @@ class Database:
 def _replace_surrogates(value: Any) -> Any:
     """``value`` (plain JSON data) with every lone surrogate in a string replaced by U+FFFD."""
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return io.utf8_safe(value)
     if isinstance(value, list):
         return [_replace_surrogates(item) for item in value]
     if isinstance(value, dict):
         return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
     return value
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Transient(Exception):
