@@ -63,6 +63,7 @@ class RunRecord:
         self._case_summaries: Callable[[], Iterator[CaseSummary]] | None = None
         self._sources: list[CaseSource] = []
         self._evalsets: list[EvalSet] | None = list(evalsets)
+        self._case_index: tuple[Any, dict[str, tuple[CaseSource, int]]] | None = None
         self.metrics = list(metrics)
         self.warnings = list(warnings)
         self.app_name = app_name
@@ -190,15 +191,19 @@ class RunRecord:
         return [es.eval_set_id for es in self._evalsets]
 
     def eval_case(self, eval_id: str) -> EvalCase | None:
-        """The eval case ``eval_id`` of the first eval set that holds it (validated alone)."""
-        sources = self._sources if self._evalsets is None else map(ModelCases, self._evalsets)
-        for source in sources:
-            try:
-                index = source.eval_ids.index(eval_id)
-            except ValueError:
-                continue
-            return source.case(index)
-        return None
+        """The eval case ``eval_id`` of the first eval set that holds it (validated alone).
+        Where each id stands is indexed once (again when the eval sets change)."""
+        evalsets = self._evalsets
+        key = (id(evalsets), tuple(map(id, evalsets or ())), tuple(map(id, self._sources)))
+        if self._case_index is None or self._case_index[0] != key:
+            sources = self._sources if evalsets is None else [ModelCases(es) for es in evalsets]
+            where: dict[str, tuple[CaseSource, int]] = {}
+            for source in sources:
+                for index, each in enumerate(source.eval_ids):
+                    where.setdefault(each, (source, index))
+            self._case_index = (key, where)
+        found = self._case_index[1].get(eval_id)
+        return found[0].case(found[1]) if found is not None else None
 
     # -- tables -------------------------------------------------------------------------------
 

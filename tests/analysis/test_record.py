@@ -5,7 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 from _analysis_builders import rich_run
+from _builders import evalset, trace_case
 
+import agenteval_nb as ae
 from agenteval_nb.analysis import frames
 from agenteval_nb.analysis.record import RunRecord
 from agenteval_nb.analysis.stats import summary_frame
@@ -57,3 +59,13 @@ def test_a_plain_record_serves_frames_and_statistics(run):
         run.invocations_df(backend="polars"), null_equal=True
     )
     assert isinstance(summary_frame(record), pl.DataFrame)
+
+
+def test_eval_case_follows_the_eval_sets(run):
+    from_file = ae.load_evalset(evalset(trace_case("c1", ["a"], ["a"]), set_id="s"))
+    run.evalsets = [from_file]
+    first = from_file.eval_cases[0]
+    assert run.eval_case("c1") is first
+    assert run.eval_case("no such case") is None
+    run.evalsets = []
+    assert run.eval_case("c1") is None  # the index is rebuilt, not kept stale
