@@ -250,10 +250,15 @@ class RecordBuilder:
     frame builders run over the batch; :meth:`tables` joins the parts in position order.
 
     Peak memory: one batch of models plus the texts and the tables, whatever the run's size.
+    :data:`BATCH` (measured): the builders cost ~40 µs a case at 1024, ~50 at 256, while
+    encoding gets cheaper (its huge-int check is per batch); and a smaller batch leaves less
+    work for the end of a latency-bound (agent, judge) run, whose loop is idle in between.
     """
 
+    BATCH = 256
+
     def __init__(
-        self, metrics: Sequence[EvalMetric] = (), batch: int = 1024, source: str = "<run>"
+        self, metrics: Sequence[EvalMetric] = (), batch: int = BATCH, source: str = "<run>"
     ) -> None:
         self.metrics = list(metrics)
         self.batch = batch
