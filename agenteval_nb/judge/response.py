@@ -17,7 +17,13 @@ Rules:
   (:func:`agenteval_nb.secrets.redact_json`): what the judge says reaches reasons, frames, the
   cache file and reports, so a key it echoes must not;
 * normalisation: ``choices[0]["logprobs"]`` always exists (``None`` when absent) so scorers can
-  read ``response["choices"][0]["logprobs"]["content"]`` after a ``None`` check.
+  read ``response["choices"][0]["logprobs"]["content"]`` after a ``None`` check;
+* non-finite numbers (a Python server writes bare ``-Infinity`` / ``NaN`` tokens) are accepted
+  and read as the verifier reads them (SPEC §5.2): ``-Infinity`` as −9999, vLLM's clamp, which
+  the verifier takes for −∞; ``NaN`` and ``Infinity`` as ``null``, a missing logprob, which it
+  takes for NaN. The verifier's scoring owns the errors they cause ("score token logprobs are
+  all negative infinity", "score token logprob is NaN"), and an accepted completion is strict
+  JSON that the cache and every file can store.
 """
 
 from __future__ import annotations
@@ -29,16 +35,26 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..secrets import redact_json
+from ..verifier.scoring import NEG_INF_CLAMP
 from .errors import JudgeError, shorten
+
+
+def _finite_constant(name: str) -> float | None:
+    """A bare ``-Infinity`` / ``Infinity`` / ``NaN`` JSON token, read as the verifier reads a
+    non-finite logprob (module rules)."""
+    return NEG_INF_CLAMP if name == "-Infinity" else None
+
+
+def _loads(text: str | bytes) -> Any:
+    return json.loads(text, parse_constant=_finite_constant)
 
 
 def to_plain(obj: Any, origin: str) -> dict[str, Any]:
     """A JSON-compatible dict copy of ``obj`` (a pydantic model or a mapping)."""
-    if isinstance(obj, BaseModel):
-        data = obj.model_dump(mode="json", warnings=False)
-    elif isinstance(obj, Mapping):
+    if isinstance(obj, BaseModel | Mapping):
+        source = obj.model_dump(mode="json", warnings=False) if isinstance(obj, BaseModel) else obj
         try:
-            data = json.loads(json.dumps(obj, allow_nan=False))
+            data = _loads(json.dumps(source))
         except (TypeError, ValueError) as exc:
             raise JudgeError(
                 f"{origin} returned a completion that is not JSON-serialisable: {exc}",
@@ -67,7 +83,7 @@ def to_plain(obj: Any, origin: str) -> dict[str, Any]:
 def parse_body(body: bytes, content_type: str, origin: str) -> dict[str, Any]:
     """The JSON object of a 200 response body (module rules)."""
     try:
-        data = json.loads(body)
+        data = _loads(body)
     except ValueError as exc:
         snippet = shorten(body.decode("utf-8", errors="replace"), 120)
         if "json" not in content_type.lower() or body.lstrip()[:1] == b"<":

@@ -8,7 +8,8 @@ Rules:
 * :func:`route_by_model` combines handlers: one per ``model`` name of the request.
 * A handler or scripted item is a completion ``dict`` (sent as 200 JSON) or a
   :class:`FakeResponse` (any status, headers, raw body bytes, extra delay). A handler that
-  raises makes a 500 with the exception text.
+  raises makes a 500 with the exception text. Non-finite floats in a dict body go out as bare
+  ``NaN`` / ``Infinity`` / ``-Infinity`` tokens, as any Python server sends them.
 * Every request is recorded (thread-safe) before it is answered; ``max_in_flight`` is the
   largest number of chat requests being answered at the same moment.
 * ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight"}`` and ``POST /_fake/reset``
