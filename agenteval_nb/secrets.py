@@ -7,9 +7,13 @@ Rules:
   so that no part of a key survives;
 * :func:`redact` masks, with :data:`MASK`: every secret passed to it and every key registered
   with :func:`register_secret` (4+ characters; longest first); the value after an
-  ``Authorization`` / ``api-key`` / ``x-api-key`` / ``api_key`` label (``key: value`` or
-  ``key=value``, an optional ``Bearer`` included); any ``Bearer <token>``; any OpenAI-style
-  ``sk-…`` key;
+  ``api-key`` / ``x-api-key`` / ``api_key`` label (``key: value``, ``key=value``, quoted or
+  not, an optional ``Bearer`` included); the credential after an ``Authorization`` /
+  ``Proxy-Authorization`` label, keeping the scheme word (``Basic``, ``Digest``, ``Bearer``,
+  ``Token``, any other) when one precedes it — a token, or a comma-separated list of
+  ``name=value`` / ``name="value"`` parameters as Digest and AWS send; any ``Bearer <token>``;
+  any OpenAI-style ``sk-…`` key. A bare key followed by more words after ``Authorization:``
+  reads as scheme and credential: only registered keys are masked wherever they appear;
 * configured keys are registered when they are resolved (the judge does it for each endpoint
   it builds a request for) and stay in memory, never shown, for the life of the process;
 * :func:`redact_json` applies the same rule to every string (keys and values) of a JSON-like
@@ -28,9 +32,15 @@ MASK = "***"
 REDACTED = MASK  # the name used by the judge side
 MIN_SECRET_LENGTH = 4
 
+_SEPARATOR = r"[\"']?\s*[:=]\s*[\"']?"
+_VALUE_CHAR = r"[^\s\"',;}&\\]"
+_AUTH_PARAM = rf"[\w.-]+=(?:\\?\"[^\"\\\n]*\\?\"|{_VALUE_CHAR}*)"
+_CREDENTIAL = rf"(?:{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*(?!{_VALUE_CHAR})|{_VALUE_CHAR}+)"
 _LABELLED = (
-    r"(?i:\b(?P<label>authorization|proxy-authorization|x-api-key|api[-_]?key)"
-    r"(?P<sep>[\"']?\s*[:=]\s*[\"']?)(?:bearer\s+)?[^\s\"',;}&]+)"
+    r"(?i:\b(?P<label>(?P<authorization>(?:proxy-)?authorization)|x-api-key|api[-_]?key)"
+    rf"(?P<sep>{_SEPARATOR})"
+    r"(?(authorization)(?P<scheme>[A-Za-z][\w.+-]*[ \t]+)?|(?:bearer\s+)?)"
+    rf"{_CREDENTIAL})"
 )
 _BEARER = r"(?i:\bbearer\s+[A-Za-z0-9._~+/=\-]{4,})"
 _SK_KEY = r"\bsk-[A-Za-z0-9_\-]{8,}"
@@ -73,7 +83,8 @@ def _build(secrets: set[str] | frozenset[str]) -> re.Pattern[str]:
 
 def _replace(match: re.Match[str]) -> str:
     if match.lastgroup == "labelled":
-        return f"{match.group('label')}{match.group('sep')}{REDACTED}"
+        scheme = match.group("scheme") or ""
+        return f"{match.group('label')}{match.group('sep')}{scheme}{REDACTED}"
     if match.lastgroup == "bearer":
         return f"{match.group(0).split()[0]} {REDACTED}"
     return REDACTED

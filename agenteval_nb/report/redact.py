@@ -1,7 +1,10 @@
 """Secrets out of anything shown in a report: ``apiKey`` never appears (DESIGN §5).
 
-Endpoint URLs (``baseURL`` …) are shown as ``host[:port]/path`` only: user info and query
-strings can carry credentials, and the report links to nothing.
+The value of a key naming a secret (:func:`is_secret_key`) is masked whole; every other string
+goes through the one redaction rule of :mod:`agenteval_nb.secrets` (registered keys,
+``Authorization`` credentials, ``Bearer`` tokens, ``sk-`` keys …). Endpoint URLs (``baseURL``
+…) are shown as ``host[:port]/path`` only: user info and query strings can carry credentials,
+and the report links to nothing.
 """
 
 from __future__ import annotations
@@ -10,12 +13,12 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-REDACTED = "[redacted]"
+from ..secrets import MASK as REDACTED
+from ..secrets import redact as redact_text
 
 _SECRET_KEYS = re.compile(
     r"(api_?key|secret|password|passwd|token|authorization|auth|bearer|credentials?|cookie)$"
 )
-_SECRET_VALUE = re.compile(r"^\s*(sk-|bearer\s)", re.IGNORECASE)
 _URL_KEYS = re.compile(r"(baseurl|endpoint|url|uri)$")
 
 
@@ -44,12 +47,12 @@ def _redact_item(key: Any, value: Any) -> Any:
 
 
 def redact(value: Any) -> Any:
-    """A copy of a JSON-like value: secret keys' values and key-looking strings replaced,
-    endpoint URLs reduced (module docstring)."""
+    """A copy of a JSON-like value: secret keys' values masked, keys redacted from every other
+    string, endpoint URLs reduced (module docstring)."""
     if isinstance(value, dict):
         return {k: _redact_item(k, v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
-    if isinstance(value, str) and _SECRET_VALUE.match(value):
-        return REDACTED
+    if isinstance(value, str):
+        return redact_text(value)
     return value

@@ -101,7 +101,7 @@ def test_redact_keeps_ordinary_keys():
 
 
 def test_redact_reduces_endpoints():
-    value = {"baseURL": "https://user:pw@judge.example:8443/v1?key=abc", "note": "sk-abcdef"}
+    value = {"baseURL": "https://user:pw@judge.example:8443/v1?key=abc", "note": "sk-abcdef123"}
     assert redact(value) == {"baseURL": "judge.example:8443/v1", "note": REDACTED}
 
 
