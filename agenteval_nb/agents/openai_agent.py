@@ -14,8 +14,11 @@ The loop of one turn:
 
 Endpoint: ``base_url`` argument, else ``$OPENAI_BASE_URL``, else OpenAI. Key: ``api_key``
 argument, else ``$OPENAI_API_KEY``; a non-OpenAI endpoint without a key gets a placeholder.
-The key is never shown (repr, errors are redacted by the engine) nor written. Token usage of
-every call is added to the run's ``info["agent_usage"]``.
+The key is registered for redaction (:func:`agenteval_nb.secrets.register_secret`) when the
+agent is made, like a judge key: it is never shown (repr, errors, logs) nor written, and every
+invocation the agent returns is redacted (:func:`redacted_invocation`), so a model or a tool
+that echoes the key does not carry it into results. Token usage of every call is added to the
+run's ``info["agent_usage"]``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import openai
 
 from ..openai_pool import LoopClients
 from ..schema import FunctionCall, Invocation, Message, ToolCall
+from ..secrets import redact_json, register_secret
 from .tools import ToolFunction, tool_specs
 from .turn import Turn
 
@@ -57,6 +61,14 @@ def to_openai_message(message: Message) -> dict[str, Any]:
     if message.role == "tool":
         out["tool_call_id"] = message.tool_id
     return out
+
+
+def redacted_invocation(invocation: Invocation) -> Invocation:
+    """``invocation`` with every key redacted from its texts, tool arguments and tool results
+    (the same object when nothing had to change)."""
+    data = invocation.model_dump(by_alias=True, exclude_unset=True)
+    clean = redact_json(data)
+    return invocation if clean is data else Invocation.model_validate(clean)
 
 
 def _tool_message(call_id: str, name: str, result: Any) -> Message:
@@ -99,6 +111,7 @@ class OpenAIAgent:
             "/"
         )
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or ""
+        register_secret(self._api_key)
         self.max_steps = max_steps
         self.timeout = timeout
         self.max_retries = max_retries
@@ -178,10 +191,12 @@ class OpenAIAgent:
             if not message.tool_calls:
                 transcript.append(message)
                 turn.messages = transcript
-                return Invocation(
-                    final_response=message,
-                    intermediate_responses=intermediate or None,
-                    tools=turn.tools.log.calls or None,
+                return redacted_invocation(
+                    Invocation(
+                        final_response=message,
+                        intermediate_responses=intermediate or None,
+                        tools=turn.tools.log.calls or None,
+                    )
                 )
             transcript.append(message)
             if message.content:

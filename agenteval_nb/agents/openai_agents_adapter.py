@@ -60,6 +60,8 @@ from typing import Any
 import pydantic
 
 from ..schema import Invocation, Message, Tool
+from ..secrets import register_secret
+from .openai_agent import redacted_invocation
 from .tools import NOT_INTERCEPTED, Interceptor, ToolSpec, error_text, json_ready
 from .turn import Turn
 
@@ -228,6 +230,7 @@ class OpenAIAgentsSDKAgent:
         self.tools: list[ToolSpec] = []
         self._conversations: OrderedDict[str, list[Any]] = OrderedDict()
         self._lock = threading.Lock()
+        self._register_keys()
 
     def __repr__(self) -> str:
         built = ", per event loop" if self._factory is not None else ""
@@ -246,11 +249,18 @@ class OpenAIAgentsSDKAgent:
         loop = asyncio.get_running_loop()
         with self._lock:
             agent = self._per_loop.get(loop)
-            if agent is None:
-                agent = self._unclaimed if self._unclaimed is not None else self._build()
-                self._unclaimed = None
-                self._per_loop[loop] = agent
-            return agent
+            if agent is not None:
+                return agent
+            agent = self._unclaimed if self._unclaimed is not None else self._build()
+            self._unclaimed = None
+            self._per_loop[loop] = agent
+        self._register_keys()
+        return agent
+
+    def _register_keys(self) -> None:
+        """Register the keys the agent's models hold, like judge keys (never shown)."""
+        for key in self.secrets():
+            register_secret(key)
 
     def secrets(self) -> tuple[str, ...]:
         """API keys of the OpenAI clients the agent's models hold, so error texts redact them."""
@@ -300,7 +310,9 @@ class OpenAIAgentsSDKAgent:
             raise
         usage = result.context_wrapper.usage
         turn.add_usage(prompt_tokens=usage.input_tokens, completion_tokens=usage.output_tokens)
-        invocation = capture_invocation(result.new_items, result.final_output, notes)
+        invocation = redacted_invocation(
+            capture_invocation(result.new_items, result.final_output, notes)
+        )
         produced = [item.to_input_item() for item in result.new_items]
         self._keep(turn.session_id, [*prior, user_item, *produced])
         return invocation

@@ -4,6 +4,9 @@ loop, recording, history across turns, usage, failures and secrets."""
 from __future__ import annotations
 
 import json
+import logging
+import uuid
+import warnings
 from typing import Any
 
 import pytest
@@ -11,8 +14,9 @@ from _agent_builders import EXACT_FINAL, default_case, evalset, metrics
 from pydantic import BaseModel
 
 import agenteval_nb as ae
-from agenteval_nb.agents import OpenAIAgent
+from agenteval_nb.agents import LLMUserSimulator, OpenAIAgent
 from agenteval_nb.testing import FakeOpenAIServer, FakeResponse, completion
+from agenteval_nb.testing.fake_server import ECHO_AUTHORIZATION
 
 KEY = "sk-agent-SECRET-7c1d0e9b55"
 
@@ -282,3 +286,92 @@ def test_agent_pickles_without_its_http_clients() -> None:
     assert run.result.eval_case_results[0].final_eval_status == "passed"
     assert [t.name for t in copy.tools] == ["get_weather"]
     assert copy.secrets() == (KEY,)
+
+
+def _every_output(run: ae.EvalRun, tmp_path, caplog, caught: list) -> dict[str, str]:
+    """Every place a key could reach: result file, frames, report, reprs, logs, warnings."""
+    path = tmp_path / "result.json"
+    run.save(path)
+    report = tmp_path / "report.html"
+    ae.export_html(run, report)
+    texts = {
+        "result file": path.read_text(),
+        "report": report.read_text(),
+        "repr(run)": repr(run),
+        "logs": "\n".join(r.getMessage() for r in caplog.records),
+        "warnings": "\n".join(str(w.message) for w in caught),
+    }
+    for frame in ("cases_df", "metrics_df", "invocations_df", "samples_df", "summary_df"):
+        texts[frame] = getattr(run, frame)().to_csv()
+        texts[f"{frame} (polars)"] = str(getattr(run, frame)(backend="polars").to_dicts())
+    return texts
+
+
+def test_agent_key_reaches_no_output_even_when_tools_and_the_model_echo_it(
+    tmp_path, caplog
+) -> None:
+    key = f"agentkey{uuid.uuid4().hex}"  # no sk- prefix: only the registration can hide it
+
+    def reveal() -> str:
+        """Returns the key."""
+        return f"the configured key is {key}"
+
+    def explode() -> str:
+        """Raises with the key."""
+        raise PermissionError(f"denied for {key}")
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        tool_results = [m for m in request["messages"] if m["role"] == "tool"]
+        if not tool_results:
+            return tool_call("c1", "reveal", {}, f"checking {key}")
+        if len(tool_results) == 1:
+            return tool_call("c2", "explode", {"why": key})
+        quoted = " | ".join(m["content"] for m in tool_results)
+        return completion(f"done: {quoted} / {ECHO_AUTHORIZATION} / {key}")
+
+    caplog.set_level(logging.DEBUG)
+    with warnings.catch_warnings(record=True) as caught, FakeOpenAIServer(model) as server:
+        warnings.simplefilter("always")
+        agent = OpenAIAgent("agent", tools=[reveal, explode], base_url=server.base_url, api_key=key)
+        run = ae.evaluate(
+            evalset(default_case("leaky", [("go", "done")])), metrics(), agent=agent, progress=False
+        )
+        assert server.requests[0].headers["authorization"] == f"Bearer {key}"
+    actual = run.result.eval_case_results[0].eval_metric_result_per_invocation[0].actual_invocation
+    assert actual.final_response.content.startswith("done: ")  # the echoes did happen
+    assert [t.name for t in actual.tools] == ["reveal", "explode"]
+    texts = _every_output(run, tmp_path, caplog, caught)
+    texts["repr(agent)"] = repr(agent)
+    texts["invocation"] = actual.model_dump_json()
+    for where, text in texts.items():
+        assert key not in text, f"the agent key leaked into {where}"
+
+
+def test_simulator_key_reaches_no_output(tmp_path, caplog) -> None:
+    key = f"simkey{uuid.uuid4().hex}"
+    replies = iter([f"my key is {key}", f"again {ECHO_AUTHORIZATION}", "</finished>"])
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        if request["model"] == "simulator":
+            return completion(next(replies))
+        return completion(f"you said: {request['messages'][-1]['content']}")
+
+    case = {
+        "evalId": "sim",
+        "sessionInput": {"appName": "a", "userId": "u"},
+        "conversationScenario": {"conversationPlan": "ask twice", "maxAllowedInvocations": 3},
+    }
+    caplog.set_level(logging.DEBUG)
+    with warnings.catch_warnings(record=True) as caught, FakeOpenAIServer(model) as server:
+        warnings.simplefilter("always")
+        simulator = LLMUserSimulator("simulator", base_url=server.base_url, api_key=key)
+        agent = OpenAIAgent("agent", base_url=server.base_url)
+        run = ae.evaluate(
+            evalset(case), metrics(), agent=agent, user_simulator=simulator, progress=False
+        )
+    turns = run.result.eval_case_results[0].eval_metric_result_per_invocation
+    assert len(turns) >= 2  # both echoing user turns were played
+    texts = _every_output(run, tmp_path, caplog, caught)
+    texts["repr(simulator)"] = repr(simulator)
+    for where, text in texts.items():
+        assert key not in text, f"the simulator key leaked into {where}"
