@@ -34,18 +34,14 @@ class SummaryError(ValueError):
         self.json_path = json_path
 
 
-def run_bound(result: EvalSetResult) -> int:
-    """The most runs ``result`` can describe: one per run summary or per case result (≥ 1).
+def run_bound(summary: EvalSetResultSummary | None, n_case_results: int) -> int:
+    """The most runs a result can describe: one per run summary or per case result (≥ 1).
 
     ``numRuns`` and ``runId`` are header fields anyone can write; work that loops over runs is
     bounded by this count of records actually present, never by those fields alone.
     """
-    return _bound(result.summary, len(result.eval_case_results or ()))
-
-
-def _bound(summary: EvalSetResultSummary | None, n_cases: int) -> int:
     written = len(summary.run_summaries or ()) if summary is not None else 0
-    return max(written, n_cases, 1)
+    return max(written, n_case_results, 1)
 
 
 def check_run_ids(result: EvalSetResult) -> None:
@@ -59,7 +55,7 @@ def check_run_ids(result: EvalSetResult) -> None:
 
 def check_run_numbers(summary: EvalSetResultSummary | None, run_ids: Sequence[int | None]) -> None:
     """:func:`check_run_ids` of a summary and the ``runId`` of each case result."""
-    bound = _bound(summary, len(run_ids))
+    bound = run_bound(summary, len(run_ids))
     num_runs = summary.num_runs if summary is not None else None
     if num_runs is not None and num_runs > bound:
         raise SummaryError(
