@@ -39,7 +39,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..io import utf8_safe
-from ..schema import EvalMetric, EvalMetricResult, EvalSet, EvalSetResult, Invocation
+from ..schema import EvalMetric, EvalMetricResult, EvalSet, EvalSetResult, EvalStatus, Invocation
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
 from ..settings import config
 from .columns import COLUMNS, SCHEMAS, STRS
@@ -607,15 +607,38 @@ def passes_expr(score: pl.Expr, threshold: pl.Expr) -> pl.Expr:
     ).fill_null(False)
 
 
+def combine_runs_exprs(score: pl.Expr, status: pl.Expr, threshold: pl.Expr) -> list[pl.Expr]:
+    """:func:`agenteval_nb.schema.status.combine_runs` as ``group_by`` aggregations — its only
+    columnar copy (a test pins the two together): ``score`` = mean of the evaluated runs (status
+    not not_evaluated, a null score read as 0), ``threshold`` = the first evaluated run's,
+    ``n_runs`` = evaluated runs, ``status`` = not_evaluated without them, else
+    :func:`passes_expr` of the mean."""
+    evaluated = status.ne_missing(pl.lit(EvalStatus.NOT_EVALUATED.value))
+    mean = score.fill_null(0.0).filter(evaluated).mean()
+    first_threshold = threshold.filter(evaluated).first()
+    n_runs = evaluated.sum().cast(_INT)
+    combined = (
+        pl.when(n_runs == 0)
+        .then(pl.lit(EvalStatus.NOT_EVALUATED.value))
+        .when(passes_expr(mean, first_threshold))
+        .then(pl.lit(EvalStatus.PASSED.value))
+        .otherwise(pl.lit(EvalStatus.FAILED.value))
+    )
+    return [
+        mean.alias("score"),
+        first_threshold.alias("threshold"),
+        combined.alias("status"),
+        n_runs.alias("n_runs"),
+    ]
+
+
 def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
     """One row per key over all runs: ``by="case"`` keys ``(eval_id, metric_name)`` (overall
     metric results), ``by="invocation"`` keys ``(eval_id, invocation_index, metric_name)``.
 
-    The reduction of SPEC §8.7, derived here once for every reader (``compare``,
-    ``summary_df``, the report): ``score`` = mean of the evaluated runs (passed/failed),
-    ``threshold`` = the first evaluated run's, ``n_runs`` = evaluated runs; ``status`` =
-    not_evaluated without evaluated runs, the row's own status for a single run, else
-    :func:`passes_expr` of the mean (a NaN mean fails); ``passed`` = ``status == "passed"``.
+    SPEC §8.7 for every reader (``compare``, ``summary_df``, the report), by
+    :func:`combine_runs_exprs`: ``score``, ``threshold``, ``status``, ``n_runs`` (evaluated
+    runs) and ``passed`` = ``status == "passed"``; rows in first-seen key order.
     """
     if by not in ("case", "invocation"):
         raise ValueError(f'by must be "case" or "invocation", got {by!r}')
@@ -623,28 +646,12 @@ def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
         keys, rows = ["eval_id", "metric_name"], run.table("metrics")
     else:
         keys, rows = ["eval_id", "invocation_index", "metric_name"], run.table("invocations")
-    evaluated = pl.col("status").is_in(_EVALUATED) & pl.col("score").is_not_null()
     reduced = rows.group_by(keys, maintain_order=True).agg(
-        pl.col("score").filter(evaluated).mean().alias("score"),
-        pl.col("threshold").filter(evaluated).first().alias("threshold"),
-        evaluated.sum().cast(_INT).alias("n_runs"),
-        pl.len().alias("_rows"),
-        pl.col("status").first().alias("_first"),
+        combine_runs_exprs(pl.col("score"), pl.col("status"), pl.col("threshold"))
     )
-    status = (
-        pl.when(pl.col("n_runs") == 0)
-        .then(pl.lit("not_evaluated"))
-        .when(pl.col("_rows") == 1)
-        .then(pl.col("_first"))
-        .when(passes_expr(pl.col("score"), pl.col("threshold")))
-        .then(pl.lit("passed"))
-        .otherwise(pl.lit("failed"))
-    )
-    return (
-        reduced.with_columns(status.alias("status"))
-        .with_columns((pl.col("status") == "passed").alias("passed"))
-        .select([*keys, "score", "threshold", "status", "passed", "n_runs"])
-    )
+    return reduced.with_columns(
+        (pl.col("status") == EvalStatus.PASSED.value).alias("passed")
+    ).select([*keys, "score", "threshold", "status", "passed", "n_runs"])
 
 
 def frame(run: EvalRun, kind: str, backend: str | None = None) -> Any:

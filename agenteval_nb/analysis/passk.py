@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from ..engine.summary import run_bound
 from ..io import load_result
 from ..schema import EvalSetResult, EvalStatus
 from .record import RunRecord, with_summary
@@ -306,14 +307,13 @@ def pass_at_k_table(
 
 def num_runs(record: RunRecord) -> int:
     """``summary.numRuns``, else the largest ``runId`` (or 1) — never more than the result's
-    run summaries or case results can back (as :func:`~..engine.summary.run_bound`)."""
+    run summaries or case results can back (:func:`~..engine.summary.run_bound`)."""
     summary = record.header.summary
     if summary is not None and summary.num_runs:
         claimed = summary.num_runs
     else:
         claimed = int(record.table("cases")["run_id"].fill_null(1).max() or 1)
-    written = len(summary.run_summaries or ()) if summary is not None else 0
-    return min(claimed, max(written, record.num_case_results, 1))
+    return min(claimed, run_bound(summary, record.num_case_results))
 
 
 def _case_run_counts(record: RunRecord) -> dict[str, list[int]]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from ..schema import (
     EvalCase,
@@ -12,9 +13,9 @@ from ..schema import (
     EvalMetric,
     EvalMetricResult,
     EvalStatus,
-    status_for,
     summarize_statuses,
 )
+from ..schema.status import by_metric, case_status, combine_runs, is_evaluated
 
 
 @dataclass(slots=True)
@@ -66,14 +67,13 @@ class EvaluationCaseResult:
 def aggregate_case_runs(
     case_results: Sequence[EvalCaseResult], case_order: Sequence[str] = ()
 ) -> list[EvaluationCaseResult]:
-    """Group case results by eval id and aggregate each metric across runs (SPEC §8.7).
+    """Group case results by eval id and combine each case's runs (SPEC §8.7).
 
-    Per metric name, not_evaluated results are skipped; ``score`` is the mean of the rest,
-    ``threshold`` the first kept run's, ``criterion`` the last kept run's, and the status passed
-    iff mean ≥ threshold (metrics in first-seen order). The case status is the summary of the
-    run statuses for one run, else of the aggregated metric statuses; not_evaluated becomes
-    failed when any run has an ``errorMessage``. Cases follow ``case_order``, then unknown ids
-    in lexicographic order.
+    Per metric (by name): :func:`~agenteval_nb.schema.status.combine_runs` — mean of the
+    evaluated runs, the first evaluated run's threshold, status by the pass rule — with the last
+    evaluated run's ``criterion``; a metric no run evaluated is left out. The case status is
+    :func:`~agenteval_nb.schema.status.case_status`, a single run being a case with one
+    result. Cases follow ``case_order``, then unknown ids in lexicographic order.
     """
     groups: dict[str, list[EvalCaseResult]] = {}
     for result in case_results:
@@ -83,29 +83,32 @@ def aggregate_case_runs(
     out = []
     for eval_id in ordered:
         runs = groups[eval_id]
-        kept: dict[str, list[EvalMetricResult]] = {}
-        for run in runs:
-            for metric in run.overall_eval_metric_results or ():
-                if metric.eval_status != EvalStatus.NOT_EVALUATED:
-                    kept.setdefault(metric.metric_name or "", []).append(metric)
-        metrics = []
-        for name, results in kept.items():
-            mean = math.fsum(r.score or 0.0 for r in results) / len(results)
-            threshold = results[0].threshold or 0.0
-            metrics.append(
-                EvalMetricResult(
-                    metric_name=name,
-                    score=mean,
-                    eval_status=status_for(mean, threshold).value,
-                    threshold=threshold,
-                    criterion=results[-1].criterion,
-                )
-            )
-        if len(runs) == 1:
-            status = summarize_statuses(r.final_eval_status or "" for r in runs)
-        else:
-            status = summarize_statuses(m.eval_status or "" for m in metrics)
-        if status == EvalStatus.NOT_EVALUATED and any(r.error_message for r in runs):
-            status = EvalStatus.FAILED
+        metrics = _combined_metrics(m for r in runs for m in r.overall_eval_metric_results or ())
+        status = case_status(
+            (r.final_eval_status for r in runs),
+            (m.eval_status for m in metrics),
+            any(r.error_message for r in runs),
+            single_run=len(runs) <= 1,
+        )
         out.append(EvaluationCaseResult(eval_id, status.value, runs, metrics))
+    return out
+
+
+def _combined_metrics(results: Iterable[EvalMetricResult]) -> list[EvalMetricResult]:
+    """One result per metric evaluated in some run, by name (:func:`combine_runs`)."""
+    out = []
+    for name, group in by_metric(results, attrgetter("metric_name")):
+        combined = combine_runs((m.score, m.eval_status, m.threshold) for m in group)
+        if combined.n_evaluated == 0:
+            continue
+        evaluated = [m for m in group if is_evaluated(m.eval_status)]
+        out.append(
+            EvalMetricResult(
+                metric_name=name,
+                score=combined.score,
+                eval_status=combined.status.value,
+                threshold=combined.threshold or 0.0,
+                criterion=evaluated[-1].criterion,
+            )
+        )
     return out

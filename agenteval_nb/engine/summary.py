@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import NamedTuple
 
 from ..schema import (
@@ -20,9 +20,9 @@ from ..schema import (
     MetricSummary,
     RunSummary,
     StatusCounts,
-    status_for,
     summarize_statuses,
 )
+from ..schema.status import by_metric, case_status, combine_runs
 
 
 class SummaryError(ValueError):
@@ -34,18 +34,14 @@ class SummaryError(ValueError):
         self.json_path = json_path
 
 
-def run_bound(result: EvalSetResult) -> int:
-    """The most runs ``result`` can describe: one per run summary or per case result (≥ 1).
+def run_bound(summary: EvalSetResultSummary | None, n_case_results: int) -> int:
+    """The most runs a result can describe: one per run summary or per case result (≥ 1).
 
     ``numRuns`` and ``runId`` are header fields anyone can write; work that loops over runs is
     bounded by this count of records actually present, never by those fields alone.
     """
-    return _bound(result.summary, len(result.eval_case_results or ()))
-
-
-def _bound(summary: EvalSetResultSummary | None, n_cases: int) -> int:
     written = len(summary.run_summaries or ()) if summary is not None else 0
-    return max(written, n_cases, 1)
+    return max(written, n_case_results, 1)
 
 
 def check_run_ids(result: EvalSetResult) -> None:
@@ -59,7 +55,7 @@ def check_run_ids(result: EvalSetResult) -> None:
 
 def check_run_numbers(summary: EvalSetResultSummary | None, run_ids: Sequence[int | None]) -> None:
     """:func:`check_run_ids` of a summary and the ``runId`` of each case result."""
-    bound = _bound(summary, len(run_ids))
+    bound = run_bound(summary, len(run_ids))
     num_runs = summary.num_runs if summary is not None else None
     if num_runs is not None and num_runs > bound:
         raise SummaryError(
@@ -134,27 +130,19 @@ class _MetricStat(NamedTuple):
 
 
 def _metric_stats(results: Iterable[MetricOutcome]) -> list[_MetricStat]:
-    """Per metric name (sorted): first-seen threshold, mean of evaluated scores, status.
-
-    The status follows :func:`~agenteval_nb.schema.status.status_for` on the mean (a NaN mean
-    fails); not_evaluated (mean 0) when no result of that metric was evaluated.
-    """
-    by_name: dict[str, list[MetricOutcome]] = defaultdict(list)
-    for result in results:
-        by_name[result.name or ""].append(result)
+    """Per metric name (sorted): :func:`~agenteval_nb.schema.status.combine_runs` with the
+    first-seen threshold; a metric no run evaluated is kept as not_evaluated, average 0."""
     out = []
-    for name in sorted(by_name):
-        group = by_name[name]
-        threshold = group[0].threshold or 0.0
-        scores = [r.score or 0.0 for r in group if r.status != EvalStatus.NOT_EVALUATED]
-        mean = math.fsum(scores) / len(scores) if scores else None
-        status = status_for(mean, threshold)
+    for name, group in by_metric(results, attrgetter("name")):
+        combined = combine_runs(
+            ((r.score, r.status, r.threshold) for r in group), first_seen_threshold=True
+        )
         out.append(
             _MetricStat(
                 name,
-                0.0 if mean is None else mean,
-                status,
-                threshold,
+                0.0 if combined.score is None else combined.score,
+                combined.status,
+                combined.threshold or 0.0,
                 [r.status or "" for r in group],
             )
         )
@@ -177,17 +165,17 @@ def _metric_summaries(results: Iterable[MetricOutcome]) -> list[MetricSummary] |
 
 
 def _case_status(runs: Sequence[CaseOutcome], num_runs: int) -> EvalStatus:
-    """A case's overall status: the summary of its run statuses for one run, else of its
-    cross-run metric statuses; a not_evaluated outcome becomes failed when a run of the case has
-    an ``errorMessage``."""
-    if num_runs <= 1:
-        status = summarize_statuses([r.status or "" for r in runs])
-    else:
-        stats = _metric_stats(m for r in runs for m in r.metrics)
-        status = summarize_statuses([s.status for s in stats])
-    if status == EvalStatus.NOT_EVALUATED and any(r.error for r in runs):
-        return EvalStatus.FAILED
-    return status
+    """:func:`~agenteval_nb.schema.status.case_status`; a single run when the summary covers
+    one run (``num_runs``, the reference's choice here; the case aggregation counts the case's
+    own results)."""
+    single_run = num_runs <= 1
+    metrics = [] if single_run else _metric_stats(m for r in runs for m in r.metrics)
+    return case_status(
+        (r.status for r in runs),
+        (s.status for s in metrics),
+        any(r.error for r in runs),
+        single_run=single_run,
+    )
 
 
 def _case_summary(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> CaseSummary:

@@ -165,17 +165,6 @@ class PairScore:
     dist_b: LabelDistribution
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form with both distributions in their compact form."""
-        return {
-            "score": self.score,
-            "s_a": self.s_a,
-            "s_b": self.s_b,
-            "dist_a": self.dist_a.to_dict(),
-            "dist_b": self.dist_b.to_dict(),
-            "reason": self.reason,
-        }
-
 
 # -- token access ---------------------------------------------------------------------------------
 

@@ -156,3 +156,26 @@ def test_run_case_aggregates_use_evalset_order():
     )
     aggregates = run.case_aggregates()
     assert [(c.eval_id, c.overall_status) for c in aggregates] == [("z", "passed"), ("y", "failed")]
+
+
+def test_each_case_counts_the_statuses_of_its_runs():
+    s = summarize(
+        [
+            case("a", 1, "passed"),
+            case("b", 1, "failed"),
+            case("a", 2, "failed"),
+            case("b", 2, "failed"),
+            case("a", 3, "not_evaluated"),
+        ],
+        3,
+    )
+    counts = {
+        c.eval_id: (
+            c.run_status_counts.passed,
+            c.run_status_counts.failed,
+            c.run_status_counts.not_evaluated,
+        )
+        for c in s.eval_case_summaries
+    }
+    assert counts == {"a": (1, 1, 1), "b": (None, 2, None)}  # zero counts are omitted
+    assert [r.run_id for r in s.eval_case_summaries[1].run_summaries] == [1, 2]  # b: no run 3

@@ -74,7 +74,6 @@ def test_worked_example() -> None:
     assert result.dist_a.token_index == 1
     assert result.dist_b.token_index == 3
     assert result.dist_b.sampled_label == "T"
-    json.dumps(result.to_dict())  # JSON-ready
 
 
 def test_worked_example_with_attribute_objects() -> None:
