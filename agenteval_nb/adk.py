@@ -236,6 +236,7 @@ def _test_turn(turn: Any, case_id: str, index: int, source: str, path: str) -> d
 
 def adk_test_to_evalset(data: list[Any], source: str, eval_set_id: str) -> dict[str, Any]:
     """The canonical eval-set dict of an older google-adk ``.test.json`` (module docstring)."""
+    cases: list[Any]
     if "query" in data[0]:
         cases = [{"name": eval_set_id, "data": data}]
         paths = ["$"]
@@ -346,7 +347,7 @@ def _rouge1(threshold: float, options: dict[str, Any], source: str, path: str) -
 
 
 def _llm_final(threshold: float, options: dict[str, Any], source: str, path: str) -> dict[str, Any]:
-    judge = {"judgeModel": _judge_model(options, source, path)}
+    judge: dict[str, Any] = {"judgeModel": _judge_model(options, source, path)}
     return {"evaluatorName": "llm_final_response", "criterion": {"llmJudge": judge}}
 
 
@@ -373,7 +374,7 @@ def _rubrics(options: dict[str, Any], source: str, path: str) -> list[dict[str, 
 def _rubric_response(
     threshold: float, options: dict[str, Any], source: str, path: str
 ) -> dict[str, Any]:
-    judge = {"judgeModel": _judge_model(options, source, path)}
+    judge: dict[str, Any] = {"judgeModel": _judge_model(options, source, path)}
     rubrics = _rubrics(options, source, path)
     if rubrics:
         judge["rubrics"] = rubrics
@@ -435,7 +436,7 @@ def criteria_to_metrics(data: dict[str, Any], source: str) -> list[dict[str, Any
             threshold = options.get("threshold")
         else:
             options, threshold = {}, value
-        _need(
+        threshold = _need(
             threshold,
             (int, float),
             source,

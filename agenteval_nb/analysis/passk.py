@@ -312,7 +312,7 @@ def num_runs(record: RunRecord) -> int:
     if summary is not None and summary.num_runs:
         claimed = summary.num_runs
     else:
-        claimed = int(record.table("cases")["run_id"].fill_null(1).max() or 1)
+        claimed = int(record.table("cases")["run_id"].fill_null(1).max() or 1)  # type: ignore[arg-type]
     return min(claimed, run_bound(summary, record.num_case_results))
 
 
@@ -419,6 +419,7 @@ def parse_pass_nc(run_or_result: Any) -> tuple[int, int]:
     """
     if run_or_result is None:
         raise ValueError("evaluation result is nil")
+    result: EvalSetResult | None
     if isinstance(run_or_result, RunRecord):
         result = run_or_result.result
     elif isinstance(run_or_result, EvalSetResult):

@@ -86,7 +86,7 @@ def _scores_with_clusters(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """Drop NaN scores and encode cluster labels as integer codes 0..C−1."""
     arr = np.asarray(scores, dtype=float).reshape(-1)
-    labels = list(clusters)  # type: ignore[arg-type]
+    labels: list[Any] = list(clusters)  # type: ignore[arg-type]
     if len(labels) != arr.size:
         raise ValueError(f"scores and clusters differ in length: {arr.size} != {len(labels)}")
     keep = ~np.isnan(arr)

@@ -63,7 +63,7 @@ def _known_dialect(uri: Any) -> bool:
     if not isinstance(uri, str):
         return False
     wanted = uri.rstrip("#")
-    for cls in validators._VALIDATORS.values():  # the registry of known dialects
+    for cls in validators._VALIDATORS.values():  # type: ignore[attr-defined]  # known dialects
         meta = cls.META_SCHEMA
         known = str(meta.get("$id", meta.get("id", ""))).rstrip("#")
         if known == wanted:

@@ -75,6 +75,10 @@ def _under(label: str, cause: Reason) -> Reason:
     return lambda: f"{label}: {cause()}"
 
 
+def _bad_selector(key: Any) -> Reason:
+    return lambda: f"onlyTree[{key}] must be a bool or an object"
+
+
 def _missing_key(key: Any, side: str, other: str) -> Reason:
     return lambda: f"key {key} in {side} but not in {other}"
 
@@ -222,7 +226,7 @@ def only_tree_reason(
             if selector is False:
                 continue
             if selector is not True and not isinstance(selector, dict):
-                return lambda key=key: f"onlyTree[{key}] must be a bool or an object"
+                return _bad_selector(key)
             if key not in actual:
                 return _missing_key(key, "onlyTree", "actual")
             if key not in expected:

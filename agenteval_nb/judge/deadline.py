@@ -10,6 +10,7 @@ byte a second would hold a judge call forever.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import cast
 
 import anyio
 import httpx2
@@ -66,7 +67,8 @@ class DeadlineTransport(httpx2.AsyncBaseTransport):
                 response = await self._inner.handle_async_request(request)
         except TimeoutError:
             raise _expired(request, self.timeout) from None
-        response.stream = _DeadlineStream(response.stream, deadline, request, self.timeout)
+        stream = cast(httpx2.AsyncByteStream, response.stream)  # an async transport's body
+        response.stream = _DeadlineStream(stream, deadline, request, self.timeout)
         return response
 
     async def aclose(self) -> None:

@@ -68,14 +68,13 @@ def text_completion(content: str, model: str = "injected-judge") -> dict[str, An
 class CallableJudge:
     """Adapter from a user callable to the judge interface (rules in the module doc)."""
 
-    def __init__(self, judge: Callable[..., Any]) -> None:
-        if isinstance(judge, CallableJudge):
-            judge = judge.judge
-        if not callable(judge):
-            raise TypeError(f"a judge must be callable, got {type(judge).__name__}")
-        self.judge = judge
-        self._is_async = _is_async(judge)
-        self._takes_structured = _accepts_structured_output(judge)
+    def __init__(self, judge: Callable[..., Any] | CallableJudge) -> None:
+        inner = judge.judge if isinstance(judge, CallableJudge) else judge
+        if not callable(inner):
+            raise TypeError(f"a judge must be callable, got {type(inner).__name__}")
+        self.judge: Callable[..., Any] = inner
+        self._is_async = _is_async(inner)
+        self._takes_structured = _accepts_structured_output(inner)
 
     def __repr__(self) -> str:
         name = getattr(self.judge, "__qualname__", type(self.judge).__qualname__)

@@ -124,7 +124,7 @@ def _key(name: str) -> sa.Column[str]:
     return sa.Column(name, sa.String(ID_LENGTH), nullable=False)
 
 
-_TABLE_OPTIONS = {
+_TABLE_OPTIONS: dict[str, Any] = {
     "mysql_engine": "InnoDB",
     "mysql_charset": "utf8mb4",
     "mysql_collate": "utf8mb4_unicode_ci",

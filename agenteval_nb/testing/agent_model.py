@@ -137,8 +137,8 @@ class ToolRule:
         spec = self.arguments
         if spec is None:
             return {}
-        if isinstance(spec, re.Pattern):
-            found = spec.search(text)
+        if isinstance(spec, str | re.Pattern):
+            found = re.search(spec, text)
             if found is None:
                 return {}
             return {k: v for k, v in found.groupdict().items() if v is not None}
@@ -383,7 +383,7 @@ class ScriptedAgentModel:
         return body
 
     def _final(self, parsed: _Request) -> str:
-        templates = {}
+        templates: dict[str, str] = {}
         for rule in self.rules:
             if rule.answer is not None:
                 templates.setdefault(rule.tool, rule.answer)

@@ -147,7 +147,9 @@ def _json_rubrics(prompt: str) -> list[tuple[str, str]]:
     out = []
     for item in value if isinstance(value, list) else ():
         if isinstance(item, dict) and isinstance(item.get("id"), str):
-            content = item.get("content") if isinstance(item.get("content"), dict) else {}
+            content = item.get("content")
+            if not isinstance(content, dict):
+                content = {}
             out.append((item["id"], str(content.get("text") or "")))
     return out
 
@@ -158,8 +160,8 @@ def _schema(structured_output: Mapping[str, Any] | None) -> tuple[str, dict[str,
     inner = structured_output.get("json_schema", structured_output)
     if not isinstance(inner, Mapping):
         return "", {}
-    schema = inner.get("schema") if isinstance(inner.get("schema"), Mapping) else {}
-    return str(inner.get("name") or ""), dict(schema)
+    schema = inner.get("schema")
+    return str(inner.get("name") or ""), dict(schema) if isinstance(schema, Mapping) else {}
 
 
 def _enum(schema: Mapping[str, Any], *path: str) -> list[str] | None:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...schema import EvalMetric, Invocation, Message, Rubric, message_text
 
 __all__ = [
@@ -54,7 +56,7 @@ def rubrics_text(metric: EvalMetric | None) -> str:
     )
 
 
-def last(invocations: list[Invocation | None]) -> Invocation | None:
+def last(invocations: Sequence[Invocation | None]) -> Invocation | None:
     """The last invocation of a prefix (``None`` for an empty list)."""
     return invocations[-1] if invocations else None
 

@@ -64,7 +64,13 @@ def unmarshal_content(response: Mapping[str, Any] | None) -> Any:
         raise JudgeOutputError(f"unmarshal response json: {exc}") from None
 
 
-_GO_TYPES = {"string": str, "number": (int, float), "bool": bool, "array": list, "object": dict}
+_GO_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "number": (int, float),
+    "bool": bool,
+    "array": list,
+    "object": dict,
+}
 _GO_NAMES = {"string": "string", "number": "float64", "bool": "bool", "array": "slice"}
 
 

@@ -152,6 +152,7 @@ class VerifierConstructor:
                 candidate_a=text(actual.final_response),
             )
             return user_message(content)
+        assert expected is not None  # checked above for the pairwise prompt
         first, second = text(actual.final_response), text(expected.final_response)
         if self.swapped:
             first, second = second, first
