@@ -6,11 +6,13 @@ expected. Savers write atomically: a temporary file in the target folder, then a
 reader never sees half a file. Files are written like the Go framework writes them: 2-space
 indent, trailing newline, ``<`` ``>`` ``&`` escaped; ``apiKey`` is never written.
 
-Loading rules (one function each): :func:`_decode` / :func:`check_tree` (numbers within the
-float64 range, nesting at most :data:`MAX_DEPTH`), :func:`_check_kind` (a document of another
-kind is named), :func:`_read` (an existing file name is a path). Writing never fails on content
-the loaders accept (:func:`dumps`: lone surrogates escaped, NaN/inf as ``null``, any depth).
-See docs/formats.md.
+Loading rules (one function each): :func:`_decode` for text and
+:func:`~agenteval_nb.entry_rules.check_tree` for data (numbers within the float64 range, nesting
+at most :data:`MAX_DEPTH`), :func:`check_kind` (a document of another kind is named),
+:func:`_read` (an existing file name is a path). Eval sets and metrics in every form (file,
+text, dict, model) meet the entry rules of :mod:`agenteval_nb.entry_rules`. Writing never fails
+on content the loaders accept (:func:`dumps`: lone surrogates escaped, NaN/inf as ``null``, any
+depth). See docs/formats.md.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import json
 import math
 import os
 import re
-import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -41,9 +42,20 @@ from .adk import (
     looks_like_adk_config,
     looks_like_adk_test,
 )
+from .entry_rules import (
+    FLOAT64_MAX,
+    MAX_DEPTH,
+    OBJECT_SOURCE,
+    RESULT_EXTRA_DEPTH,
+    check_evalset,
+    check_tree,
+    json_path,
+    out_of_range,
+    too_deep,
+)
 from .errors import FormatError
 from .schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
-from .schema.base import WireModel, wire_fields
+from .schema.base import wire_items
 from .schema.keys import fold_keys
 from .schema.metric import is_api_key_name
 
@@ -68,35 +80,14 @@ def go_escape(text: str) -> str:
     return text
 
 
-MAX_DEPTH = 256
-"""Deepest nesting of arrays and objects accepted in an eval set or metrics file.
-
-Go accepts 10000 levels; Python's decoder and pydantic stop near 1000, so a deeper document is
-rejected at load with a :class:`FormatError` rather than failing later. Result files may nest
-:data:`RESULT_EXTRA_DEPTH` more, because they embed eval-set turns and metric criteria a few
-levels deeper than the files those came from: every result written from loaded input loads again.
-"""
-RESULT_EXTRA_DEPTH = 16
-
-_FLOAT64_MAX = int(sys.float_info.max)
 _MAYBE_HUGE = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}|[0-9]{200}")
 """A literal that may overflow float64 (an exponent of 3+ digits or 200+ digits); only then
 are the slower range-checking number hooks used."""
+_MAYBE_HUGE_BYTES = re.compile(_MAYBE_HUGE.pattern.encode("ascii"))
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*|[\[\]{},:]|true|false|null')
-
-
-def json_path(loc: Iterable[int | str]) -> str:
-    """A location as a JSON path: ``("evalCases", 1, "evalId")`` → ``$.evalCases[1].evalId``."""
-    out = ["$"]
-    for part in loc:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        else:
-            out.append(f".{part}")
-    return "".join(out)
 
 
 def _describe(error: dict[str, Any]) -> str:
@@ -147,8 +138,8 @@ def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
     starts like JSON (``{``, ``[`` or ``"``) is JSON text, and anything else a path.
     """
     if isinstance(src, (dict, list)):
-        check_tree(src, "<object>", max_depth)
-        return src, "<object>"
+        check_tree(src, OBJECT_SOURCE, max_depth)
+        return src, OBJECT_SOURCE
     if isinstance(src, str) and is_json_text(src):
         return _decode(src, "<text>", max_depth), "<text>"
     path = Path(os.fspath(src))
@@ -193,7 +184,7 @@ def _checked_float(literal: str) -> float:
 
 def _checked_int(literal: str) -> int:
     value = int(literal)
-    if abs(value) > _FLOAT64_MAX:
+    if abs(value) > FLOAT64_MAX:
         raise _OutOfRange(literal)
     return value
 
@@ -244,6 +235,26 @@ def decode_json(
         raise FormatError(source, json_path(prefix) + exc.json_path[1:], exc.expected) from None
 
 
+class FileScan(NamedTuple):
+    """What :func:`scan_file` tells of a file's bytes."""
+
+    may_break_rules: bool
+    """A part may break a rule of :func:`_decode` that orjson and msgspec let through: nesting
+    deeper than the limit, a number beyond the float64 range."""
+    short_digits: bool
+    """:func:`short_digit_runs`: no digit run is long enough for an int orjson would not keep
+    exact."""
+
+
+def scan_file(data: bytes, max_depth: int = MAX_DEPTH) -> FileScan:
+    """One vectorised pass over a whole file that is decoded a part at a time (a streamed eval
+    set): decode it whole when ``may_break_rules``, so that a broken rule is the loader's
+    error (file, JSON path, line) before any part is used."""
+    scan = _scan_bytes(data, max_depth)
+    huge = (scan.exponent or scan.digits >= 200) and _MAYBE_HUGE_BYTES.search(data) is not None
+    return FileScan(scan.deep or huge, scan.int_digits < _EXACT_INT_DIGITS)
+
+
 def short_digit_runs(data: bytes) -> bool:
     """True when no digit run that may be an int (:func:`_longest_int_run`: not a fraction or
     mantissa) reaches :data:`_EXACT_INT_DIGITS`, so orjson keeps every int exact: one
@@ -265,7 +276,7 @@ def _decode_checked(text: str, source: str, max_depth: int) -> Any:
     if scan.deep and _deeper_than(text, max_depth):
         found = _locate(text, lambda token, depth: token in "[{" and depth > max_depth)
         if found is not None:
-            raise FormatError(source, found[0], _too_deep(max_depth), line=found[1])
+            raise FormatError(source, found[0], too_deep(max_depth), line=found[1])
     if scan.int_digits < _EXACT_INT_DIGITS:
         try:
             return orjson.loads(text)
@@ -290,24 +301,15 @@ def _decode_checked(text: str, source: str, max_depth: int) -> Any:
         literal = str(exc)
         found = _locate(text, lambda token, depth: token == literal)
         path, line = found if found is not None else ("$", None)
-        raise FormatError(source, path, _out_of_range(literal), line=line) from None
+        raise FormatError(source, path, out_of_range(literal), line=line) from None
     except RecursionError:
-        raise FormatError(source, "$", _too_deep(max_depth)) from None
+        raise FormatError(source, "$", too_deep(max_depth)) from None
 
 
 _EXACT_INT_DIGITS = 20
 """Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
 decoder keeps them exact."""
 _LONG_DIGITS = re.compile(rb"[0-9]{%d}" % _EXACT_INT_DIGITS)
-
-
-def _too_deep(limit: int) -> str:
-    return f"arrays/objects nested at most {limit} levels deep"
-
-
-def _out_of_range(literal: str) -> str:
-    shown = literal if len(literal) <= 40 else literal[:37] + "..."
-    return f"a number within the float64 range (got {shown})"
 
 
 _STEP = np.zeros(256, dtype=np.int8)
@@ -328,12 +330,17 @@ class _Scan(NamedTuple):
 
 
 def _quick_scan(text: str, limit: int) -> _Scan:
-    """Upper bounds for the slow checks of :func:`_decode`, in one vectorised pass over the
-    UTF-8 bytes (4 MiB at a time, so the scan's own memory stays small). When ``deep`` is
-    False, :func:`_deeper_than` cannot hit; when ``exponent`` is False and ``digits < 200``,
+    """Upper bounds for the slow checks of :func:`_decode`: :func:`_scan_bytes` of the text."""
+    return _scan_bytes(text.encode("utf-8", "surrogatepass"), limit)
+
+
+def _scan_bytes(data: bytes, limit: int) -> _Scan:
+    """Upper bounds for the slow checks of :func:`_decode`, in one vectorised pass over UTF-8
+    bytes (4 MiB at a time, so the scan's own memory stays small). When ``deep`` is False,
+    :func:`_deeper_than` cannot hit; when ``exponent`` is False and ``digits < 200``,
     :data:`_MAYBE_HUGE` cannot match."""
-    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    counting = text.count("[") + text.count("{") > limit
+    raw = np.frombuffer(data, dtype=np.uint8)
+    counting = data.count(b"[") + data.count(b"{") > limit
     deep = exponent = False
     depth = digits = int_digits = 0
     strings = (False, 0)  # inside a string at the chunk's end, trailing backslashes
@@ -475,32 +482,6 @@ def _stack_path(stack: list[list[Any]]) -> str:
     return json_path(frame[1] for frame in stack)
 
 
-def check_tree(data: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
-    """The rules of :func:`_decode` for data given as Python objects (dicts and lists).
-
-    Raises :class:`FormatError` for a float that is NaN or infinite, an int outside the float64
-    range, or nesting deeper than ``max_depth``. Iterative, so any depth is safe to check.
-    """
-    stack: list[tuple[Any, tuple[Any, ...], int]] = [(data, (), 1)]
-    while stack:
-        value, loc, depth = stack.pop()
-        if isinstance(value, dict):
-            items: Iterable[tuple[Any, Any]] = value.items()
-        elif isinstance(value, (list, tuple)):
-            items = enumerate(value)
-        else:
-            if isinstance(value, float) and not math.isfinite(value):
-                raise FormatError(source, json_path(loc), f"a finite number (got {value})")
-            if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT64_MAX:
-                raise FormatError(source, json_path(loc), _out_of_range(str(value)))
-            continue
-        if depth > max_depth:
-            raise FormatError(source, json_path(loc), _too_deep(max_depth))
-        for key, item in reversed(list(items)):
-            if isinstance(item, (dict, list, tuple, float, int)):
-                stack.append((item, (*loc, key), depth + 1))
-
-
 def validate_model(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {_json_type(data)}")
@@ -526,20 +507,21 @@ def _json_type(value: Any) -> str:
 
 
 def load_evalset(src: Source | EvalSet) -> EvalSet:
-    """Load an eval set: Go format, or converted from google-adk / trpc-agent-python.
+    """Load an eval set: Go format, or converted from google-adk / trpc-agent-python; a model
+    is returned as it is, once it meets the entry rules (:mod:`agenteval_nb.entry_rules`).
 
     Converted shapes (see :mod:`agenteval_nb.adk`): the snake_case / ``parts`` eval set, and
     google-adk's older ``*.test.json`` (a JSON array of turns, or of ``{name, data}`` cases).
     """
     if isinstance(src, EvalSet):
-        return src
+        return check_evalset(src)
     data, source = _read(src)
     if looks_like_adk_test(data):
         data = adk_test_to_evalset(data, source, _stem(source))
     elif looks_like_adk(data):
         data = adk_to_evalset(data, source)
     check_kind("eval set", data, source)
-    return validate_model(EvalSet, data, source)
+    return check_evalset(validate_model(EvalSet, data, source), source, tree=False)
 
 
 def load_case(src: Source | EvalCase) -> EvalCase:
@@ -552,11 +534,13 @@ def load_case(src: Source | EvalCase) -> EvalCase:
 
 def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
     """Load a metrics file: a JSON array of metrics; ``${VAR}`` in judgeModel is expanded.
+    A list of metric models (or of models and dicts) meets the same depth and number rules.
 
     A google-adk / trpc-agent-python ``test_config.json`` (``{"criteria": {...}}``) is
     converted (see :func:`agenteval_nb.adk.criteria_to_metrics`).
     """
     if isinstance(src, (list, tuple)) and all(isinstance(m, EvalMetric) for m in src):
+        check_tree(list(src), OBJECT_SOURCE)
         return list(src)
     data, source = _read(src)  # type: ignore[arg-type]
     if looks_like_adk_config(data):
@@ -565,7 +549,10 @@ def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
         raise FormatError(source, "$", f"a JSON array of metrics, got an object{_looks_like(data)}")
     if not isinstance(data, list):
         raise FormatError(source, "$", f"a JSON array of metrics, got {_json_type(data)}")
-    return [validate_model(EvalMetric, item, source, (i,)) for i, item in enumerate(data)]
+    return [
+        item if isinstance(item, EvalMetric) else validate_model(EvalMetric, item, source, (i,))
+        for i, item in enumerate(data)
+    ]
 
 
 def load_result(src: Source | EvalSetResult) -> EvalSetResult:
@@ -696,22 +683,8 @@ def _models_text(models: Sequence[BaseModel], level: int = 0, indent: int | None
     return out
 
 
-def _model_items(model: BaseModel) -> dict[str, Any]:
-    """The wire keys of ``model`` and their (unconverted) values, as written to a file."""
-    cls = type(model)
-    items: dict[str, Any] = {}
-    for name, field in cls.model_fields.items():
-        value = getattr(model, name)
-        if value is not None and not field.exclude:
-            items[field.alias or name] = value
-    for key, value in (model.model_extra or {}).items():
-        if value is not None:
-            items[key] = value
-    return wire_fields(model, items) if isinstance(model, WireModel) else items
-
-
 def _plain(root: Any) -> Any:
-    """``root`` as plain JSON data (models by :func:`_model_items`), without recursion.
+    """``root`` as plain JSON data (models by their wire items), without recursion.
 
     NaN and infinities become ``None``; an int beyond the float64 range and values JSON cannot
     hold become their ``str`` (written as a string, so the file loads again).
@@ -721,7 +694,7 @@ def _plain(root: Any) -> Any:
     while stack:
         value, parent, key = stack.pop()
         if isinstance(value, BaseModel):
-            value = _model_items(value)
+            value = wire_items(value)
         if isinstance(value, dict):
             new: Any = {}
             for k, item in value.items():
@@ -734,7 +707,7 @@ def _plain(root: Any) -> Any:
         elif value is None or isinstance(value, (str, bool)):
             new = value
         elif isinstance(value, int):
-            new = int(value) if abs(value) <= _FLOAT64_MAX else str(value)
+            new = int(value) if abs(value) <= FLOAT64_MAX else str(value)
         elif isinstance(value, float):
             new = float(value) if math.isfinite(value) else None
         else:
@@ -826,7 +799,7 @@ def result_file_chunks(
     pad = "  "
     first = True
     yield "{"
-    for key, value in _model_items(placed).items():
+    for key, value in wire_items(placed).items():
         yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
         first = False
         if key == "evalCaseResults":
@@ -878,7 +851,7 @@ def _model_chunks(
     pad = "  " * (level + 1)
     first = True
     yield "{"
-    for key, value in _model_items(model).items():
+    for key, value in wire_items(model).items():
         yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
         first = False
         if lists and key in lists:

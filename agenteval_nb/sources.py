@@ -7,10 +7,14 @@ validates a case (the same decoder and pydantic model as :func:`~agenteval_nb.io
 only when :meth:`CaseSource.case` is called. An eval set model, a dict, or a file of another
 shape (google-adk, trpc-agent-python) is loaded whole and served by :class:`ModelCases`.
 
-Rules: a file that cannot be split (not JSON, not an object, ``evalCases`` not an array of
-objects with string ``evalId``\\ s) is loaded whole, so its error is the loader's. A case that
-fails validation in a streamed set raises :class:`~agenteval_nb.errors.FormatError` with the
-file and the JSON path below ``$.evalCases[i]``.
+Rules: every form meets the entry rules of :mod:`agenteval_nb.entry_rules` before any case is
+used (:func:`as_source`): a model through :func:`~agenteval_nb.io.load_evalset`; a streamed
+file by one scan of its bytes (a file that may break the depth or number rule is loaded whole,
+so its error is the loader's) and its pre-read ``evalId``\\ s. A file that cannot be split (not
+JSON, not an object, ``evalCases`` not an array of objects with string ``evalId``\\ s) is
+loaded whole too. A case that fails validation in a streamed set raises
+:class:`~agenteval_nb.errors.FormatError` with the file and the JSON path below
+``$.evalCases[i]`` when it is used (that case fails, the others run).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Protocol, runtime_checkable
 import msgspec
 
 from .adk import looks_like_adk
+from .entry_rules import check_eval_ids
 from .io import (
     MAX_DEPTH,
     RESULT_EXTRA_DEPTH,
@@ -32,6 +37,7 @@ from .io import (
     decode_json,
     is_json_text,
     load_evalset,
+    scan_file,
     short_digit_runs,
     validate_model,
 )
@@ -133,12 +139,13 @@ _ADK_PROBE = 5
 
 
 def as_source(src: Source | EvalSet | CaseSource) -> CaseSource:
-    """``src`` as a case source: sources as they are, eval set models wrapped, anything else
-    through :func:`open_evalset`."""
+    """``src`` as a case source that meets the entry rules: sources as they are (checked when
+    they were made), eval set models checked and wrapped, anything else through
+    :func:`open_evalset`."""
     if isinstance(src, (ModelCases, StreamedCases)):
         return src
     if isinstance(src, EvalSet):
-        return ModelCases(src)
+        return ModelCases(load_evalset(src))
     return open_evalset(src)
 
 
@@ -149,6 +156,9 @@ def open_evalset(src: Source | bytes) -> CaseSource:
     if read is None:
         return ModelCases(load_evalset(src))  # type: ignore[arg-type]
     data, source = read
+    scan = scan_file(data)
+    if scan.may_break_rules:
+        return _whole(src, source)
     try:
         top = _TOP.decode(data)
         raw = _LIST.decode(top["evalCases"])
@@ -166,10 +176,10 @@ def open_evalset(src: Source | bytes) -> CaseSource:
     check_kind("eval set", {**head, "evalCases": []}, source)
     header = validate_model(EvalSet, head, source)
     ids = [k.evalId for k in keys]
+    check_eval_ids(ids, source)
     names = (k.sessionInput.appName for k in keys if k.sessionInput is not None)
     app_name = next((n for n in names if n), None)
-    short = short_digit_runs(data)
-    return StreamedCases(source, header, ids, app_name, raw, short)
+    return StreamedCases(source, header, ids, app_name, raw, scan.short_digits)
 
 
 def _whole(src: Source | bytes, source: str) -> ModelCases:

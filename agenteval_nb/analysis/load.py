@@ -7,7 +7,9 @@ results (SPEC §8.6), as older Go files have none. A directory gives a :class:`R
 every result file under it; a result store (``ae.load_run(store, app, result_id)``) gives the
 stored result, or every result of the app as a :class:`RunCollection` without a result id.
 Run numbers the file cannot back (``numRuns`` or a ``runId`` above its count of run summaries or
-case results) are a :class:`~agenteval_nb.errors.FormatError`.
+case results) are a :class:`~agenteval_nb.errors.FormatError`, and so is a case result the
+missing summary cannot be computed from (:func:`_check_summable`): every reader error names the
+file (``<object>`` for data in memory) and the JSON path.
 
 :func:`as_run` is the one door for functions that take a run (``ae.compare``,
 ``ae.export_html``, ``ae.inspect``, ``agenteval report``): whatever ``load_run`` accepts.
@@ -25,9 +27,10 @@ import polars as pl
 
 from .._gc import gc_paused
 from ..engine.summary import SummaryError, check_run_ids, check_run_numbers
+from ..entry_rules import OBJECT_SOURCE
 from ..errors import FormatError
-from ..io import Source, is_json_text, load_evalset, load_metrics, load_result
-from ..schema import EvalMetric, EvalSet, EvalSetResult
+from ..io import Source, is_json_text, load_evalset, load_metrics, load_result, preview
+from ..schema import EvalMetric, EvalSet, EvalSetResult, EvalStatus, summarize_statuses
 from ..sources import StreamedResult, open_result
 from ..stores.base import ResultStore
 from .frames import SCHEMAS, frame, to_backend
@@ -131,7 +134,7 @@ def load_run(
     if isinstance(path_or_result, EvalRun):
         _check_runs(path_or_result.result, "<EvalRun>")
         return EvalRun(
-            result=with_summary(path_or_result.result)[0],
+            result=_with_summary(path_or_result.result, "<EvalRun>")[0],
             evalsets=sets or list(path_or_result.evalsets),
             metrics=metric_list or list(path_or_result.metrics),
             warnings=list(path_or_result.warnings),
@@ -145,9 +148,10 @@ def load_run(
         if streamed is not None:
             return _streamed_run(streamed, sets, metric_list, path)
     result = load_result(path_or_result)
-    _check_runs(result, str(path) if path is not None else "<object>")
+    source = str(path) if path is not None else OBJECT_SOURCE
+    _check_runs(result, source)
     computed = result.summary is None
-    result, notes = with_summary(result)
+    result, notes = _with_summary(result, source)
     info, app_name = _file_info(path, computed)
     return EvalRun(
         result=result,
@@ -206,6 +210,46 @@ def _check_runs(result: EvalSetResult, source: str) -> None:
         check_run_ids(result)
     except SummaryError as exc:
         raise FormatError(source, exc.json_path, f"a consistent result: {exc}") from None
+
+
+def _with_summary(result: EvalSetResult, source: str) -> tuple[EvalSetResult, list[str]]:
+    """:func:`~agenteval_nb.analysis.record.with_summary` of a result read from ``source``,
+    after :func:`_check_summable` when its summary is missing."""
+    if result.summary is None:
+        _check_summable(result, source)
+    return with_summary(result)
+
+
+def _check_summable(result: EvalSetResult, source: str) -> None:
+    """A :class:`FormatError` at the first case result the summary cannot be computed from
+    (SPEC §8.6): an empty ``evalId``, a negative ``runId`` (a missing or zero one is read as run
+    1), a ``finalEvalStatus`` that is not one the summary counts (``"PASSED"``, ``""``, a
+    status unknown to the reference)."""
+    for i, case in enumerate(result.eval_case_results or ()):
+        if case is None:
+            continue
+        at = f"$.evalCaseResults[{i}]"
+        if not case.eval_id:
+            raise FormatError(
+                source, f"{at}.evalId", f"a non-empty evalId (got {preview(case.eval_id)})"
+            )
+        if case.run_id is not None and case.run_id < 0:
+            raise FormatError(source, f"{at}.runId", f"a runId of 1 or more (got {case.run_id})")
+        try:
+            summarize_statuses([case.final_eval_status or ""])
+        except ValueError:
+            raise FormatError(
+                source,
+                f"{at}.finalEvalStatus",
+                f"one of {_COUNTED} to compute the missing summary "
+                f"(got {preview(case.final_eval_status)})",
+            ) from None
+
+
+_COUNTED = ", ".join(
+    f'"{s.value}"' for s in (EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED)
+)
+"""The case statuses a summary counts (any other makes ``summarize_statuses`` refuse)."""
 
 
 RunLike = EvalRun | EvalSetResult | Mapping[str, Any] | str | os.PathLike[str]

@@ -87,6 +87,21 @@ def wire_fields(model: WireModel, dumped: dict[str, Any]) -> dict[str, Any]:
     return dumped
 
 
+def wire_items(model: BaseModel) -> dict[str, Any]:
+    """The wire keys of ``model`` and their (unconverted) values, as a file holds them: aliases,
+    unknown keys, ``None`` left out, and :func:`wire_fields`' exceptions for wire models."""
+    cls = type(model)
+    items: dict[str, Any] = {}
+    for name, field in cls.model_fields.items():
+        value = getattr(model, name)
+        if value is not None and not field.exclude:
+            items[field.alias or name] = value
+    for key, value in (model.model_extra or {}).items():
+        if value is not None:
+            items[key] = value
+    return wire_fields(model, items) if isinstance(model, WireModel) else items
+
+
 class _AdjustedModel(WireModel):
     @model_serializer(mode="wrap")
     def _wire(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
