@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from _agent_builders import default_case, evalset, metrics
 
 import agenteval_nb as ae
 from agenteval_nb.agents import FunctionAgent, Turn
+from agenteval_nb.agents.tools import DaemonThreadPool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -262,3 +264,29 @@ def test_a_stuck_sync_tool_fails_its_case_and_the_script_still_exits(tmp_path) -
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == "['failed', 'passed']"
+
+
+def test_the_daemon_pool_gives_each_call_a_thread_until_the_cap() -> None:
+    pool = DaemonThreadPool(3, "test-pool")
+    release = threading.Event()
+
+    def outer() -> str:  # waits for a call it submits itself: needs a second thread
+        return "outer+" + pool.submit(inner).result(timeout=30)
+
+    def inner() -> str:
+        return "inner"
+
+    def blocked(i: int) -> int:
+        release.wait(timeout=30)
+        return i
+
+    assert pool.submit(outer).result(timeout=30) == "outer+inner"
+    waiting = [pool.submit(blocked, i) for i in range(5)]  # 3 threads, 2 calls queue
+    assert not any(f.done() for f in waiting)
+    release.set()
+    assert [f.result(timeout=30) for f in waiting] == [0, 1, 2, 3, 4]
+    assert all(t.daemon for t in threading.enumerate() if t.name.startswith("test-pool"))
+    assert sum(t.name.startswith("test-pool") for t in threading.enumerate()) == 3
+    failing = pool.submit(sys.exit, 3)
+    with pytest.raises(SystemExit):
+        failing.result(timeout=30)
