@@ -14,9 +14,11 @@ Commands (``agenteval COMMAND --help`` for the options):
   Go format (writing the ADK format is not supported);
 * ``demo`` — the bundled demo, offline.
 
-Exit codes: 0 success (``run``: the evaluation passed), 1 the evaluation failed its thresholds,
-2 a usage or configuration error (a message, no traceback), 3 an unexpected failure (a
-traceback; ``AGENTEVAL_DEBUG=1`` also shows tracebacks for the others).
+Exit codes (the table in ``docs/cli.md``): 0 success (``run``: the evaluation ran to the end and
+met the gate); 1 it did not — the gate failed, no case was evaluated, or the evaluation did not
+run to the end; 2 a usage or configuration error, every way an ``--agent`` spec can be wrong
+included (one line, no traceback); 3 an unexpected failure (a traceback); 130 interrupted.
+``--debug`` or ``AGENTEVAL_DEBUG=1`` also shows the tracebacks of 1 and 2.
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ import polars as pl
 
 from . import demo
 from .adk import looks_like_adk_config
+from .agents.base import Agent, as_agent
 from .analysis.compare import compare
 from .analysis.load import RunCollection, as_run, load_run
 from .analysis.run import EvalRun
 from .api import evaluate
-from .errors import ConfigError, FormatError
+from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .io import load_evalset, load_metrics, save_evalset, save_metrics
 from .report import export_html
 from .report.junit import write_junit
@@ -77,6 +80,17 @@ def pass_rate_arg(text: str) -> float:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """``--agent-timeout``: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, got {text}")
+    return value
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -87,16 +101,40 @@ def positive_int(text: str) -> int:
     return value
 
 
-def load_object(spec: str) -> Any:
+def load_agent(spec: str) -> Agent:
     """The agent named by ``module:attr`` (or ``path/to/file.py:attr``; ``attr`` may be dotted).
 
     A class is instantiated without arguments and a function whose parameters all have
     defaults is called (a factory); any other object — an agent function ``text -> str``, a turn
-    function, an object with ``run_turn`` — is the agent itself.
+    function, an object with ``run_turn`` — is the agent itself. Every way this can go wrong
+    (no such module, file or attribute; the module, class or factory raises — ``SystemExit``
+    too; a class that needs arguments; something that is not an agent) is a
+    :class:`UsageError` of one line naming the spec; its cause keeps the traceback.
     """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise UsageError(f"--agent {spec!r}: expected module:object (e.g. my_agents:agent)")
+    obj: Any = _import_agent_module(spec, module_name)
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except BaseException as exc:
+            if is_interrupt(exc):
+                raise
+            raise UsageError(f"--agent {spec!r}: {module_name!r} has no {attr!r}") from exc
+    built = inspect.isclass(obj) or (callable(obj) and _is_factory(obj))
+    if built:
+        obj = _build_agent(spec, attr, obj)
+    try:
+        return as_agent(obj)
+    except TypeError as exc:
+        what = f"{attr}() returned {type(obj).__name__}, which is" if built else "it is"
+        raise UsageError(
+            _one_line(f"--agent {spec!r}: {what} not an agent: {exception_message(exc)}")
+        ) from exc
+
+
+def _import_agent_module(spec: str, module_name: str) -> Any:
     try:
         if module_name.endswith(".py"):
             path = Path(module_name)
@@ -107,33 +145,64 @@ def load_object(spec: str) -> Any:
                 raise UsageError(f"--agent {spec!r}: cannot import {path}")
             module = importlib.util.module_from_spec(module_spec)
             module_spec.loader.exec_module(module)
-        else:
-            if "" not in sys.path and os.getcwd() not in sys.path:
-                sys.path.insert(0, os.getcwd())  # like `python -m`: modules of the working dir
-            module = importlib.import_module(module_name)
+            return module
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # like `python -m`: modules of the working dir
+        return importlib.import_module(module_name)
+    except UsageError:
+        raise
     except ImportError as exc:
-        raise UsageError(f"--agent {spec!r}: cannot import {module_name!r}: {exc}") from None
-    obj: Any = module
-    for part in attr.split("."):
+        raise UsageError(
+            _one_line(f"--agent {spec!r}: cannot import {module_name!r}: {exc}")
+        ) from exc
+    except BaseException as exc:
+        if is_interrupt(exc):
+            raise
+        raise UsageError(
+            _one_line(f"--agent {spec!r}: importing {module_name} raised {describe_exception(exc)}")
+        ) from exc
+
+
+def _build_agent(spec: str, attr: str, factory: Callable[..., Any]) -> Any:
+    """``factory()`` (a class or a factory function), its failures as usage errors."""
+    if inspect.isclass(factory):
         try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise UsageError(f"--agent {spec!r}: {module_name!r} has no {attr!r}") from None
-    if inspect.isclass(obj) or (callable(obj) and _is_factory(obj)):
-        obj = obj()
-    return obj
+            required = _required_parameters(factory)
+        except (TypeError, ValueError):
+            required = []
+        if required:
+            raise UsageError(
+                f"--agent {spec!r}: cannot build {attr}() without arguments (it needs "
+                f"{', '.join(required)}); name an instance or a factory function instead"
+            )
+    try:
+        return factory()
+    except BaseException as exc:
+        if is_interrupt(exc):
+            raise
+        raise UsageError(
+            _one_line(f"--agent {spec!r}: {attr}() raised {describe_exception(exc)}")
+        ) from exc
+
+
+def _required_parameters(fn: Callable[..., Any]) -> list[str]:
+    return [
+        p.name
+        for p in inspect.signature(fn).parameters.values()
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _is_factory(fn: Callable[..., Any]) -> bool:
     try:
-        params = inspect.signature(fn).parameters.values()
+        return not _required_parameters(fn)
     except (TypeError, ValueError):
         return False
-    return all(
-        p.default is not inspect.Parameter.empty
-        or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-        for p in params
-    )
 
 
 def open_result_store(target: str) -> ResultStore:
@@ -169,17 +238,31 @@ def pass_rate(run: EvalRun) -> tuple[int, int]:
     return counts.get("passed", 0), sum(counts.values())
 
 
+def evaluated_count(run: EvalRun) -> int:
+    """Case results that were scored: neither an error (of the agent, the loader or an
+    evaluator) nor ``not_evaluated``."""
+    cases = run.table("cases")
+    scored = (pl.col("error").fill_null("") == "") & (pl.col("status") != "not_evaluated")
+    return cases.filter(scored).height
+
+
 def gate(run: EvalRun, fail_under: float | None) -> tuple[bool, str]:
     """Whether ``run`` passes the CI gate, and the sentence saying why.
 
-    Without ``fail_under``: the result's overall status must be ``passed``; with it: the pass
-    rate (passed case results / all case results) must be at least ``fail_under``.
+    Nothing passes on nothing: no case results, or none that was evaluated (every one an error
+    or not evaluated), fail. Otherwise, without ``fail_under``: the result's overall status
+    must be ``passed``; with it: the pass rate (passed case results / all case results, errors
+    counting as not passed) must be at least ``fail_under``.
     """
     passed, total = pass_rate(run)
     rate = passed / total if total else 0.0
     shown = f"pass rate {rate:.1%} ({passed}/{total} case results passed)"
     if total == 0:
         return False, "FAILED: no case results"
+    if evaluated_count(run) == 0:
+        return False, (
+            f"FAILED: no case was evaluated ({total} case results, each an error or not evaluated)"
+        )
     if fail_under is not None:
         ok = rate >= fail_under
         return ok, f"{'PASSED' if ok else 'FAILED'}: {shown}, required {fail_under:.1%}"
@@ -227,18 +310,26 @@ def summary_table(run: EvalRun) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     sets = list(args.evalsets)  # paths: a Go-format file is streamed, case by case
     metrics = load_metrics(args.metrics)
-    agent = load_object(args.agent) if args.agent else None
+    agent = load_agent(args.agent) if args.agent else None
     store = open_result_store(args.store) if args.store else None
     try:
         run = evaluate(
             sets if len(sets) > 1 else sets[0],
             metrics,
             agent=agent,
+            agent_timeout=args.agent_timeout,
             num_runs=args.runs,
             app_name=args.app,
             result_store=store,
             progress=not args.quiet,
         )
+    except (Exception, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # user code ended the event loop (SystemExit …) mid-run
+        if _debug(args):
+            traceback.print_exc()
+        print(redact(f"FAILED: the evaluation did not run to the end: {describe_exception(exc)}"))
+        return EXIT_FAILED
     finally:
         if store is not None:
             store.close()
@@ -449,6 +540,12 @@ def _add_run_arguments(p: argparse.ArgumentParser, *, legacy: bool) -> None:
         "class or factory function (module:obj or path/file.py:obj)",
     )
     p.add_argument(
+        "--agent-timeout",
+        type=positive_seconds,
+        metavar="S",
+        help="seconds each agent turn may take; a slower turn fails its case (default: no limit)",
+    )
+    p.add_argument(
         "--runs", type=positive_int, default=1, metavar="N", help="runs per case (default 1)"
     )
     p.add_argument("--app", help="app name (default: the first case's sessionInput.appName)")
@@ -494,21 +591,36 @@ def _add_source_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show tracebacks of usage errors too (as AGENTEVAL_DEBUG=1)",
+    )
     parser = argparse.ArgumentParser(
         prog="agenteval",
         description="Evaluate LLM agents (trpc-agent-go evaluation format) and gate CI on it.",
-        epilog="exit codes: 0 passed/ok, 1 evaluation failed its thresholds, 2 usage or "
-        "configuration error, 3 unexpected failure",
+        epilog="exit codes: 0 passed/ok, 1 the evaluation failed its gate, evaluated nothing or "
+        "did not run to the end, 2 usage or configuration error, 3 unexpected failure, "
+        "130 interrupted",
+        parents=[common],
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run = sub.add_parser("run", help="evaluate eval sets; exit 1 when below the thresholds")
+    run = sub.add_parser(
+        "run", parents=[common], help="evaluate eval sets; exit 1 when below the thresholds"
+    )
     _add_run_arguments(run, legacy=False)
     ev = sub.add_parser(
-        "evaluate", help="run, writing the result and report to --out (default out)"
+        "evaluate",
+        parents=[common],
+        help="run, writing the result and report to --out (default out)",
     )
     _add_run_arguments(ev, legacy=True)
 
-    rep = sub.add_parser("report", help="write single-file HTML reports of results")
+    rep = sub.add_parser(
+        "report", parents=[common], help="write single-file HTML reports of results"
+    )
     _add_source_arguments(rep)
     rep.add_argument(
         "-o",
@@ -520,13 +632,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--max-cases", type=int, help="case results with full details (default: 500)")
     rep.set_defaults(func=_cmd_report)
 
-    pk = sub.add_parser("passk", help="pass@k and pass^k of a multi-run result")
+    pk = sub.add_parser("passk", parents=[common], help="pass@k and pass^k of a multi-run result")
     _add_source_arguments(pk)
     pk.add_argument("--k", type=positive_int, nargs="+", default=[1], help="k values (default 1)")
     pk.add_argument("--json", action="store_true", help="every row (per case too) as JSON")
     pk.set_defaults(func=_cmd_passk)
 
-    cmp_ = sub.add_parser("compare", help="paired comparison of two results (A − B)")
+    cmp_ = sub.add_parser(
+        "compare", parents=[common], help="paired comparison of two results (A − B)"
+    )
     cmp_.add_argument("a", metavar="A", help="result file (or folder with one)")
     cmp_.add_argument("b", metavar="B", help="result file (or folder with one)")
     cmp_.add_argument("--by", choices=["case", "invocation"], default="case")
@@ -536,14 +650,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.set_defaults(func=_cmd_compare)
 
     conv = sub.add_parser(
-        "convert", help="ADK / trpc-agent-python eval set or test_config.json to the Go format"
+        "convert",
+        parents=[common],
+        help="ADK / trpc-agent-python eval set or test_config.json to the Go format",
     )
     conv.add_argument("input", metavar="IN")
     conv.add_argument("output", metavar="OUT")
     conv.add_argument("--kind", choices=["evalset", "metrics"], help="default: detected")
     conv.set_defaults(func=_cmd_convert)
 
-    dm = sub.add_parser("demo", help="evaluate the bundled demo data offline")
+    dm = sub.add_parser("demo", parents=[common], help="evaluate the bundled demo data offline")
     dm.add_argument("--out", default="out", help="output folder (default: out)")
     dm.add_argument("--quiet", action="store_true", help="no progress bar")
     dm.add_argument("--no-judge", action="store_true", help="deterministic metrics only")
@@ -564,15 +680,23 @@ USER_ERRORS = (
 ``NotFoundError`` included)."""
 
 
+def _debug(args: argparse.Namespace) -> bool:
+    """``--debug`` given, or ``AGENTEVAL_DEBUG`` set (to anything but ``0``)."""
+    return bool(getattr(args, "debug", False)) or os.environ.get("AGENTEVAL_DEBUG", "0") not in (
+        "",
+        "0",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except USER_ERRORS as exc:
-        if os.environ.get("AGENTEVAL_DEBUG"):
+        if _debug(args):
             traceback.print_exc()
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        _err(f"error: {text}")
+        _err(redact(f"error: {text}"))
         return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")

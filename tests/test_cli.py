@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -26,12 +27,16 @@ EXACT = {
 
 
 def agenteval(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The command in a subprocess; this checkout's package first, also when ``cwd`` is
+    elsewhere."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "-m", "agenteval_nb", *args],
         capture_output=True,
         text=True,
         cwd=cwd or ROOT,
         timeout=300,
+        env={**os.environ, "PYTHONPATH": path},
     )
 
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import pydantic
 
+from ..errors import exception_message, exception_type_name
 from ..schema import Invocation, Message, message_text
 from ..secrets import redact
 from ..syncio import run_sync
@@ -56,8 +57,8 @@ Resolver = str | Callable[[Turn], str] | None
 
 def run_error_text(exc: BaseException | None, *secrets: str | None) -> str:
     """``[RUN_ERROR] <type or unknown>: <message or unknown>`` with keys redacted."""
-    kind = type(exc).__name__ if exc is not None else "unknown"
-    message = str(exc).strip() if exc is not None else ""
+    kind = exception_type_name(exc) if exc is not None else "unknown"
+    message = exception_message(exc) if exc is not None else ""
     return redact(f"{RUN_ERROR_PREFIX} {kind}: {message or 'unknown'}", *secrets)
 
 

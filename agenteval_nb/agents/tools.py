@@ -7,9 +7,14 @@ Rules:
   pydantic derives from the signature (annotations, defaults; a single pydantic-model
   parameter is a nested object);
 * arguments are validated against the signature before the call; a validation error, an
-  unknown tool or an exception raised by the tool is *recorded as the result* the agent sees
+  unknown tool or anything the tool raises (``SystemExit`` and other ``BaseException``
+  subclasses too — only ``KeyboardInterrupt`` and the cancellation of the turn go through,
+  :func:`~agenteval_nb.errors.is_interrupt`) is *recorded as the result* the agent sees
   (``"error: <Type>: <message>"``) — :meth:`ToolBox.acall` raises :class:`ToolCallError` so a
   turn function can react, while the OpenAI agent loop passes the text back to the model;
+* synchronous agent and tool code runs in daemon worker threads (:func:`run_blocking`): a call
+  that never returns fails its turn on ``agent_timeout`` and never keeps the process from
+  exiting;
 * results are made JSON-ready: pydantic models are dumped, dataclasses/objects that JSON cannot
   hold become their ``str``;
 * every call is recorded as an :class:`~agenteval_nb.schema.Tool` ``{id, name, arguments,
@@ -26,15 +31,18 @@ import dataclasses
 import functools
 import inspect
 import json
+import os
+import queue
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
 
+from ..errors import describe_exception, is_interrupt
 from ..schema import Tool
 
 ToolFunction = Callable[..., Any]
@@ -55,25 +63,109 @@ class Mocked:
     note: dict[str, Any]
 
 
-_POOL_LOCK = threading.Lock()
-_POOL: ThreadPoolExecutor | None = None
 MAX_BLOCKING_THREADS = 256
+
+_Work = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+
+class DaemonThreadPool(Executor):
+    """An executor of daemon threads, started on demand, at most ``max_workers``.
+
+    ``concurrent.futures.ThreadPoolExecutor`` joins its workers when the interpreter exits, so
+    one agent stuck forever (after its turn timed out) would hang the script or CLI that ran
+    it; daemon threads do not. Every submitted call gets a thread of its own — an idle one or a
+    new one — until the cap, so a call waiting for another (a sync agent calling a sync tool)
+    never waits behind it; beyond the cap calls queue.
+    """
+
+    def __init__(self, max_workers: int, name: str) -> None:
+        self._max_workers = max_workers
+        self._name = name
+        self._reset()
+
+    def _reset(self) -> None:
+        """No threads, nothing queued (also in a forked child, where no worker survives)."""
+        self._lock = threading.Lock()
+        self._work: queue.SimpleQueue[_Work] = queue.SimpleQueue()
+        self._threads = 0
+        self._idle = 0  # threads about to take one queued call each
+        self._backlog = 0  # queued calls no thread is reserved for (at the cap)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        work: _Work = (future, fn, args, kwargs)
+        with self._lock:
+            if self._idle > 0:
+                self._idle -= 1
+            elif self._threads < self._max_workers:
+                self._threads += 1
+                name = f"{self._name}_{self._threads}"
+                threading.Thread(target=self._serve, args=(work,), name=name, daemon=True).start()
+                return future
+            else:
+                self._backlog += 1
+            self._work.put(work)
+        return future
+
+    def _serve(self, work: _Work) -> None:
+        while True:
+            _run(work)
+            del work  # no reference to a finished call while idle
+            with self._lock:
+                if self._backlog > 0:
+                    self._backlog -= 1
+                else:
+                    self._idle += 1
+            work = self._work.get()
+
+
+def _run(work: _Work) -> None:
+    future, fn, args, kwargs = work
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        result = fn(*args, **kwargs)
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
+
+
+_POOL = DaemonThreadPool(MAX_BLOCKING_THREADS, "agenteval")
+os.register_at_fork(after_in_child=_POOL._reset)
 
 
 async def run_blocking(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     """Run synchronous agent or tool code in a worker thread and await its result.
 
-    One shared pool (threads start on demand, at most :data:`MAX_BLOCKING_THREADS`), so that
-    blocking agents run as parallel as the case pool allows — ``asyncio.to_thread`` would cap
-    them at the loop's default executor (``cores + 4`` threads).
+    One shared :class:`DaemonThreadPool`, so that blocking agents run as parallel as the case
+    pool allows — ``asyncio.to_thread`` would cap them at the loop's default executor
+    (``cores + 4`` threads) and keep a stuck call's thread alive at exit.
     """
-    global _POOL
-    if _POOL is None:
-        with _POOL_LOCK:
-            if _POOL is None:
-                _POOL = ThreadPoolExecutor(MAX_BLOCKING_THREADS, thread_name_prefix="agenteval")
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_POOL, functools.partial(fn, *args, **kwargs))
+    try:
+        return await loop.run_in_executor(_POOL, functools.partial(_carry, fn, args, kwargs))
+    except _Carried as carried:
+        raise carried.exc from None  # raised here, it travels up like any other exception
+
+
+class _Carried(Exception):
+    """A ``GeneratorExit`` raised in a worker thread, on its way to the awaiting coroutine.
+
+    Thrown into a task's coroutine as it is, a ``GeneratorExit`` would close every coroutine
+    of the await chain at once instead of reaching the handler that owns the failure.
+    """
+
+    def __init__(self, exc: GeneratorExit) -> None:
+        super().__init__("GeneratorExit")
+        self.exc = exc
+
+
+def _carry(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except GeneratorExit as exc:
+        raise _Carried(exc) from None
 
 
 class ToolCallError(RuntimeError):
@@ -182,8 +274,7 @@ def json_ready(value: Any) -> Any:
 
 def error_text(exc: BaseException) -> str:
     """What an agent sees when a tool fails: ``error: <Type>: <message>``."""
-    message = str(exc).strip()
-    return f"error: {type(exc).__name__}: {message}" if message else f"error: {type(exc).__name__}"
+    return f"error: {describe_exception(exc)}"
 
 
 @dataclass(slots=True)
@@ -278,7 +369,9 @@ class ToolBox:
                     result = await self._invoke(name, decoded)
             else:
                 result = await self._invoke(name, decoded)
-        except Exception as exc:
+        except BaseException as exc:
+            if is_interrupt(exc):
+                raise
             text = error_text(exc)
             self.log.add(call_id, name, decoded, text, note)
             return text, True

@@ -4,10 +4,12 @@
   (or ``conversation`` when no actual one is recorded).
 * **Default mode** runs the agent under test: the static ``conversation``'s user turns in
   order, in one session per case and run (``userId`` from ``sessionInput``, a copy of
-  ``sessionInput.state`` and the case's ``contextMessages`` every turn). A turn that raises,
-  times out (``agent_timeout`` seconds) or returns something that is not a str / Message /
-  Invocation stops the case: the case fails with the reason (secrets redacted); every other
-  case goes on. Without an agent a default-mode case fails with ``no agent given``.
+  ``sessionInput.state`` and the case's ``contextMessages`` every turn). A turn that raises
+  (anything but an interrupt, :func:`~agenteval_nb.errors.is_interrupt`: ``SystemExit``,
+  ``GeneratorExit``, an exception that cannot be printed …), times out (``agent_timeout``
+  seconds) or returns something that is not a str / Message / Invocation stops the case: the
+  case fails with the reason (secrets redacted); every other case goes on. Without an agent a
+  default-mode case fails with ``no agent given``.
 * ``conversationScenario`` (default mode): the user simulator writes the user turns
   (:func:`simulate`; driver ``expected`` simulates against the expected runner first and
   replays its user turns on the agent). Tool mocks do not apply to simulated turns.
@@ -18,7 +20,8 @@
   fails with ``expected runner is nil``, SPEC §8.8); in trace mode it replays the recorded
   actual turns with the aligned ``conversation`` turns' mocks.
 * A case failure is a result with ``status: failed`` and ``errorMessage``
-  ``inference eval case (evalCaseID=<id>, sessionID=<sid>): <reason>`` — never an exception.
+  ``inference eval case (evalCaseID=<id>, sessionID=<sid>): <reason>`` — never an exception
+  (only an interrupt goes through :func:`infer_case`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ..agents.simulator import SimulatorError, UserSimulator
 from ..agents.tool_mocks import ToolMockError, ToolMockInterceptor, validate_rules
 from ..agents.tools import ToolBox
 from ..agents.turn import Session, to_invocation
+from ..errors import describe_exception, exception_message, is_interrupt
 from ..schema import EvalCase, EvalStatus, Invocation, Message, message_text
 from ..secrets import redact
 
@@ -165,19 +169,19 @@ async def _run_turn(
 ) -> Invocation:
     """One turn of ``agent`` in ``session``: the captured invocation (errors name the turn)."""
     turn = session.turn(user_content, tools, case.eval_id, index)
+    deadline = asyncio.timeout(setup.timeout_s)
     try:
-        if setup.timeout_s is None:
+        async with deadline:
             output = await agent.run_turn(turn)
-        else:
-            async with asyncio.timeout(setup.timeout_s):
-                output = await agent.run_turn(turn)
         invocation = to_invocation(output, turn)
-    except TimeoutError as exc:
-        raise InferenceError(
-            f"turn {index + 1}: the agent did not answer within {setup.timeout_s:g} s"
-        ) from exc
-    except Exception as exc:
-        raise InferenceError(f"turn {index + 1}: {_describe(exc)}") from exc
+    except BaseException as exc:
+        if is_interrupt(exc):
+            raise
+        if deadline.expired():
+            raise InferenceError(
+                f"turn {index + 1}: the agent did not answer within {setup.timeout_s:g} s"
+            ) from exc
+        raise InferenceError(f"turn {index + 1}: {describe_exception(exc)}") from exc
     finally:
         setup.add_usage(turn.usage)
     session.remember(turn, invocation)
@@ -228,15 +232,22 @@ async def simulate(
     try:
         simulated = setup.user_simulator.start(scenario, dict(session.state))  # type: ignore[arg-type]
     except SimulatorError as exc:
-        raise InferenceError(f"user simulator: {exc}") from exc
+        raise InferenceError(f"user simulator: {exception_message(exc)}") from exc
+    except BaseException as exc:
+        if is_interrupt(exc):
+            raise
+        raise InferenceError(f"user simulator: {describe_exception(exc)}") from exc
     loop = asyncio.get_running_loop()
     captured: list[Invocation] = []
     last_reply = ""
     for index in range(MAX_SIMULATED_TURNS + 1):
         try:
             message = await simulated.next(last_reply)
-        except Exception as exc:
-            raise InferenceError(f"user simulator, turn {index + 1}: {_describe(exc)}") from exc
+        except BaseException as exc:
+            if is_interrupt(exc):
+                raise
+            text = describe_exception(exc)
+            raise InferenceError(f"user simulator, turn {index + 1}: {text}") from exc
         if message is None:
             break
         if index == MAX_SIMULATED_TURNS:
@@ -276,13 +287,9 @@ def _with_conversation_mocks(
     ]
 
 
-def _describe(exc: BaseException) -> str:
-    message = str(exc).strip()
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
 async def infer_case(case: EvalCase, session_id: str, setup: AgentSetup) -> InferenceResult:
-    """The actual (and, when enabled, expected) turns of ``case``; failures become results."""
+    """The actual (and, when enabled, expected) turns of ``case``; every failure becomes a failed
+    result — only an interrupt is raised."""
     user_id = case.session_input.user_id if case.session_input else None
     expected: list[Invocation] | None = None
     try:
@@ -302,8 +309,15 @@ async def infer_case(case: EvalCase, session_id: str, setup: AgentSetup) -> Infe
             actuals = await run_turns(_agent(setup), case, turns, session_id, setup)
             if case.expected_runner_enabled:
                 expected = await _run_expected(case, turns, session_id, setup)
-    except InferenceError as exc:
-        message = f"inference eval case (evalCaseID={case.eval_id}, sessionID={session_id}): {exc}"
+    except BaseException as exc:
+        if is_interrupt(exc):
+            raise
+        reason = (
+            exception_message(exc) if isinstance(exc, InferenceError) else describe_exception(exc)
+        )
+        message = (
+            f"inference eval case (evalCaseID={case.eval_id}, sessionID={session_id}): {reason}"
+        )
         return failed_inference(case, session_id, redact(message, *setup.secrets))
     return InferenceResult(
         eval_case_id=case.eval_id,

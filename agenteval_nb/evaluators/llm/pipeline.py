@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import exception_message, exception_type_name
 from ...schema import (
     Criterion,
     EvalMetric,
@@ -67,8 +68,8 @@ __all__ = ["LLMJudgeEvaluator", "StageNames", "error_text", "maybe_await"]
 
 
 def error_text(exc: BaseException) -> str:
-    """The message of an error, never empty."""
-    return str(exc) or type(exc).__name__
+    """The message of an error, never empty (the type name when it has none)."""
+    return exception_message(exc) or exception_type_name(exc)
 
 
 async def maybe_await(value: Any) -> Any:
