@@ -16,8 +16,8 @@ Endpoint: ``base_url`` argument, else ``$OPENAI_BASE_URL``, else OpenAI. Key: ``
 argument, else ``$OPENAI_API_KEY``; a non-OpenAI endpoint without a key gets a placeholder.
 The key is registered for redaction (:func:`agenteval_nb.secrets.register_secret`) when the
 agent is made, like a judge key: it is never shown (repr, errors, logs) nor written, and every
-invocation the agent returns is redacted (:func:`redacted_invocation`), so a model or a tool
-that echoes the key does not carry it into results. Token usage of every call is added to the
+captured invocation is redacted (:func:`agenteval_nb.agents.turn.redacted_invocation`, for any
+agent), so a model or a tool that echoes the key does not carry it into results. Token usage of every call is added to the
 run's ``info["agent_usage"]``.
 """
 
@@ -32,7 +32,7 @@ import openai
 
 from ..openai_pool import LoopClients
 from ..schema import FunctionCall, Invocation, Message, ToolCall
-from ..secrets import redact_json, register_secret
+from ..secrets import register_secret
 from .tools import ToolFunction, tool_specs
 from .turn import Turn
 
@@ -61,14 +61,6 @@ def to_openai_message(message: Message) -> dict[str, Any]:
     if message.role == "tool":
         out["tool_call_id"] = message.tool_id
     return out
-
-
-def redacted_invocation(invocation: Invocation) -> Invocation:
-    """``invocation`` with every key redacted from its texts, tool arguments and tool results
-    (the same object when nothing had to change)."""
-    data = invocation.model_dump(by_alias=True, exclude_unset=True)
-    clean = redact_json(data)
-    return invocation if clean is data else Invocation.model_validate(clean)
 
 
 def _tool_message(call_id: str, name: str, result: Any) -> Message:
@@ -191,12 +183,10 @@ class OpenAIAgent:
             if not message.tool_calls:
                 transcript.append(message)
                 turn.messages = transcript
-                return redacted_invocation(
-                    Invocation(
-                        final_response=message,
-                        intermediate_responses=intermediate or None,
-                        tools=turn.tools.log.calls or None,
-                    )
+                return Invocation(
+                    final_response=message,
+                    intermediate_responses=intermediate or None,
+                    tools=turn.tools.log.calls or None,
                 )
             transcript.append(message)
             if message.content:

@@ -61,7 +61,6 @@ import pydantic
 
 from ..schema import Invocation, Message, Tool
 from ..secrets import register_secret
-from .openai_agent import redacted_invocation
 from .tools import NOT_INTERCEPTED, Interceptor, ToolSpec, error_text, json_ready
 from .turn import Turn
 
@@ -310,9 +309,7 @@ class OpenAIAgentsSDKAgent:
             raise
         usage = result.context_wrapper.usage
         turn.add_usage(prompt_tokens=usage.input_tokens, completion_tokens=usage.output_tokens)
-        invocation = redacted_invocation(
-            capture_invocation(result.new_items, result.final_output, notes)
-        )
+        invocation = capture_invocation(result.new_items, result.final_output, notes)
         produced = [item.to_input_item() for item in result.new_items]
         self._keep(turn.session_id, [*prior, user_item, *produced])
         return invocation

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..schema import Invocation, Message, message_text
+from ..secrets import redact_json
 from .tools import ToolBox
 
 
@@ -117,4 +118,13 @@ def to_invocation(output: Any, turn: Turn) -> Invocation:
         invocation.user_content = turn.user_content
     if invocation.creation_timestamp is None:
         invocation.creation_timestamp = time.time()
-    return invocation
+    return redacted_invocation(invocation)
+
+
+def redacted_invocation(invocation: Invocation) -> Invocation:
+    """``invocation`` with every key redacted (:func:`agenteval_nb.secrets.redact_json`) from its
+    texts, tool arguments and tool results — whatever agent produced it, a model or a tool that
+    echoes a key leaks nothing (the same object when nothing had to change)."""
+    data = invocation.model_dump(by_alias=True, exclude_unset=True)
+    clean = redact_json(data)
+    return invocation if clean is data else Invocation.model_validate(clean)
