@@ -418,21 +418,21 @@ class _RayRun:
                 worker = await self.pool.acquire(alone)
             except LookupError as exc:
                 return self._lost(case, session_id, str(exc))
-            tenants = worker.tenants
+            tenants, died = worker.tenants, False
             tenants.add(token)
             try:
-                outcome = await worker.actor.run.remote(self.key, [self.setup], case, session_id)
-                tenants.discard(token)
-                return outcome
+                return await worker.actor.run.remote(self.key, [self.setup], case, session_id)
             except RayActorError as exc:
+                died = True  # the case stays among the tenants its neighbours count
                 self.pool.died(worker, tenants)
                 charged += len(tenants) == 1  # nobody else was there: its own doing
                 if charged > self.executor.max_retries:
                     return self._lost(case, session_id, _first_line(exc))
             except RayError as exc:
-                tenants.discard(token)
                 return self._lost(case, session_id, _first_line(exc))
             finally:
+                if not died:
+                    tenants.discard(token)
                 await self.pool.release(worker, alone)
             alone = True
 
