@@ -21,8 +21,9 @@ How a run is laid out:
 * ``run``: one case, inference and evaluation, on the least busy worker that is up. Results
   come back in case order into the same run record; progress and callbacks stay in the driver.
 * Faults: a worker process that dies is restarted by Ray; no case is sent to it until it
-  answers again (at most ``start_timeout`` seconds, else the cases that need it fail with the
-  pending resources as their reason). A death is charged to a case only when that case was
+  answers again (at most ``start_timeout`` seconds; a worker Ray will not restart, e.g. one
+  killed by hand, takes no more cases; when no worker is left, the cases fail with the
+  report above as their reason). A death is charged to a case only when that case was
   alone on the worker — then it is its own doing; a case charged more than ``max_retries``
   times fails. The cases that shared a death are tried again each **alone** on a worker (no
   other case joins it), so an innocent case is never lost to a neighbour that kills workers.
@@ -58,7 +59,7 @@ from ..secrets import redact
 try:
     import ray
     from ray import cloudpickle
-    from ray.exceptions import RayActorError, RayError
+    from ray.exceptions import ActorDiedError, RayActorError, RayError
 except ImportError as exc:  # the optional extra is missing
     raise ImportError("RayExecutor needs Ray: pip install 'agenteval_nb[ray]'") from exc
 
@@ -234,8 +235,8 @@ class RayExecutor:
         return _RayRun(self, pool, job, context, ray.put(setup))
 
     def pending_report(self, pending: int, last_error: str | None) -> str:
-        """Why ``pending`` workers did not answer in time: what they ask for, what the cluster
-        has and which executors of this process hold it."""
+        """Why ``pending`` workers are not up: not placed in time, or the last error; what they
+        ask for, what the cluster has and which executors of this process hold it."""
         total, free = ray.cluster_resources(), ray.available_resources()
         asks = self.asks()
         names = sorted({"CPU", *asks})
@@ -246,12 +247,15 @@ class RayExecutor:
             if other is not self and other._actors and other.asks()
         ]
         held = "; held in this process by " + ", ".join(holders) if holders else ""
-        error = f"; last error: {last_error}" if last_error else ""
+        what = f"{pending} of {len(self._actors)} workers of {self!r}"
+        if last_error is None:
+            what += f" could not be placed within {self.start_timeout:g} s"
+        else:
+            what += f" could not be started ({last_error})"
         return (
-            f"{pending} of {len(self._actors)} workers of {self!r} could not be placed within "
-            f"{self.start_timeout:g} s: each asks for {asks or 'no resources'}; the cluster has "
-            f"{cluster}{held}{error}. Free resources (other_executor.shutdown()), ask for fewer "
-            "workers or resources (workers=, actor_options=) or wait longer (start_timeout=)"
+            f"{what}: each asks for {asks or 'no resources'}; the cluster has {cluster}{held}. "
+            "Free resources (other_executor.shutdown()), ask for fewer workers or resources "
+            "(workers=, actor_options=) or wait longer (start_timeout=)"
         )
 
     def shutdown(self) -> None:
@@ -300,8 +304,8 @@ class _Pool:
             raise TimeoutError(message)
 
     async def _answer(self, worker: _Worker) -> str | None:
-        """Call the worker until it answers (``None``, it is up) or ``start_timeout`` passes:
-        then ``"pending"`` or the last error."""
+        """Call the worker until it answers (``None``, it is up), is gone for good (the error)
+        or ``start_timeout`` passes (``"pending"``, or the last error while it restarted)."""
         deadline = time.monotonic() + self.executor.start_timeout
         last = "pending"
         while (left := deadline - time.monotonic()) > 0:
@@ -309,6 +313,8 @@ class _Pool:
                 await asyncio.wait_for(worker.actor.ready.remote(), left)
             except TimeoutError:
                 break
+            except ActorDiedError as exc:
+                return _first_line(exc)  # gone for good: Ray does not restart it
             except RayError as exc:
                 last = _first_line(exc)
                 await asyncio.sleep(min(RESTART_POLL_S, left))

@@ -228,6 +228,27 @@ def test_cases_sharing_a_dying_worker_are_not_lost(tmp_path: Path, executor_fact
     assert_only_c3_lost(run)
 
 
+def self_killing_agent(turn: Turn) -> str:
+    """c3 stops its worker for good (Ray does not restart a killed actor)."""
+    if turn.eval_id == "c3":
+        ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+        time.sleep(60)
+    return turn.text.upper()
+
+
+def test_a_worker_that_never_comes_back_takes_no_other_case(
+    tmp_path: Path, executor_factory
+) -> None:
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=self_killing_agent,
+        progress=False,
+        executor=executor_factory(workers=2, max_retries=0, max_in_flight=2),
+    )
+    assert_only_c3_lost(run)
+
+
 TWO_EXECUTORS = """
 import sys
 import ray
