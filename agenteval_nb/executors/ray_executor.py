@@ -4,18 +4,31 @@ How a run is laid out:
 
 * ``open``: connects to Ray (``ray.init(address)``; a local instance when ``address`` is
   ``None`` and Ray is not running yet), starts ``workers`` async actors on first use (default:
-  the cluster's CPUs; reused by later runs and evaluations), checks that everything a worker
-  needs pickles (the agents, the judge, custom evaluators, hooks and the case aggregator — a
-  clear ``TypeError`` names the object otherwise) and puts the run's
-  :class:`~agenteval_nb.engine.executor.CaseJob` in the object store once; each worker fetches
-  it on its first case of the run.
-* ``run``: one case, inference and evaluation, on the least busy worker; up to
-  ``max_in_flight`` cases are in flight (default: the engine's case pool). Results come back in
-  case order into the same run record; progress and callbacks stay in the driver.
-* Faults: a worker process that dies is restarted by Ray, and every case that was in flight on
-  it is tried again on a worker (``max_retries`` times); a case still lost after that — e.g. one
-  that kills every worker it runs on — or any other Ray error fails **only that case**, with
-  ``ray: <error>`` as its reason. The run always completes.
+  the cluster's CPUs; reused by later runs and evaluations) and waits until every worker
+  answers — at most ``start_timeout`` seconds, then a ``TimeoutError`` says how many workers
+  are pending, what each asks for, what the cluster has free and which executors of this
+  process hold it. It checks that everything a worker needs pickles (the agents, the judge,
+  custom evaluators, hooks and the case aggregator — a clear ``TypeError`` names the object
+  otherwise) and puts the run's :class:`~agenteval_nb.engine.executor.CaseJob` in the object
+  store once; each worker fetches it on its first case of the run.
+* The cluster is shared: a worker reserves **no CPU** (``num_cpus=0``, spread over the nodes),
+  so several executors live side by side in one process — a notebook with a small and a big
+  executor, or a cell re-run while the old executor is still referenced, just works. The
+  executor bounds the work itself: up to ``max_in_flight`` cases are in flight (default: the
+  engine's case pool). A CPU- or GPU-bound agent reserves what it needs with
+  ``actor_options`` (e.g. ``{"num_cpus": 1}``); the wait for those resources is bounded as
+  above.
+* ``run``: one case, inference and evaluation, on the least busy worker that is up. Results
+  come back in case order into the same run record; progress and callbacks stay in the driver.
+* Faults: a worker process that dies is restarted by Ray; no case is sent to it until it
+  answers again (at most ``start_timeout`` seconds; a worker Ray will not restart, e.g. one
+  killed by hand, takes no more cases; when no worker is left, the cases fail with the
+  report above as their reason). A death is charged to a case only when that case was
+  alone on the worker — then it is its own doing; a case charged more than ``max_retries``
+  times fails. The cases that shared a death are tried again each **alone** on a worker (no
+  other case joins it), so an innocent case is never lost to a neighbour that kills workers.
+  Any other Ray error fails only that case; a failed case has ``ray: <error>`` as its reason.
+  The run always completes.
 * Judge limits across workers: each worker builds its own judge client with **a share** of the
   limits — ``ceil(judge_concurrency / workers)`` requests at once and
   ``requests_per_minute / workers`` — so the cluster as a whole stays within the limits given
@@ -26,9 +39,14 @@ How a run is laid out:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import math
+import os
+import time
 import uuid
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.executor import CaseJob, describe, run_case
@@ -41,9 +59,18 @@ from ..secrets import redact
 try:
     import ray
     from ray import cloudpickle
-    from ray.exceptions import RayActorError, RayError
+    from ray.exceptions import ActorDiedError, RayActorError, RayError
 except ImportError as exc:  # the optional extra is missing
     raise ImportError("RayExecutor needs Ray: pip install 'agenteval_nb[ray]'") from exc
+
+RESTART_POLL_S = 0.2
+"""Pause between two calls to a worker that is not answering yet (Ray refuses calls to a
+restarting actor at once)."""
+
+_RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU", "memory": "memory"}
+
+_LIVE: weakref.WeakSet[RayExecutor] = weakref.WeakSet()
+"""The executors of this process that have workers (named when resources run short)."""
 
 
 @dataclass(slots=True)
@@ -63,6 +90,10 @@ class _CaseWorker:
 
     def __init__(self) -> None:
         self.runs: dict[str, tuple[CaseJob, EvaluationContext]] = {}
+
+    async def ready(self) -> int:
+        """Answers once the worker is placed and started: its process id."""
+        return os.getpid()
 
     async def _run_state(self, key: str, setup_ref: list[Any]) -> tuple[CaseJob, EvaluationContext]:
         state = self.runs.get(key)
@@ -98,13 +129,14 @@ class RayExecutor:
     """Run cases as Ray actor tasks (rules in the module doc).
 
     ``RayExecutor(address=None, num_cpus=None, workers=None, max_in_flight=None,
-    max_retries=1, runtime_env=None, actor_options=None)``; pass it as
+    max_retries=1, start_timeout=60, runtime_env=None, actor_options=None)``; pass it as
     ``ae.evaluate(..., executor=...)``. ``address``: ``None`` (a local instance unless Ray
     already runs in this process), ``"auto"`` or ``"ray://host:10001"``; ``num_cpus`` only for a
     local instance; ``workers``: worker actors (default: the cluster's CPUs), each reserving
-    ``actor_options`` (default one CPU; e.g. ``{"num_gpus": 1}`` for an agent that needs a GPU).
+    nothing unless ``actor_options`` says so (e.g. ``{"num_gpus": 1}`` for an agent that needs
+    a GPU); ``start_timeout``: seconds to wait for workers to be placed, started or restarted.
     The workers start with the first evaluation and are reused by later ones until
-    :meth:`shutdown` (or the end of the Ray session).
+    :meth:`shutdown` (or until the executor is garbage collected, or the Ray session ends).
     """
 
     def __init__(
@@ -115,6 +147,7 @@ class RayExecutor:
         workers: int | None = None,
         max_in_flight: int | None = None,
         max_retries: int = 1,
+        start_timeout: float = 60.0,
         runtime_env: dict[str, Any] | None = None,
         actor_options: dict[str, Any] | None = None,
     ) -> None:
@@ -126,15 +159,29 @@ class RayExecutor:
                 raise ValueError(f"{name} must be a positive int or None, got {value!r}")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        if (
+            isinstance(start_timeout, bool)
+            or not isinstance(start_timeout, int | float)
+            or not math.isfinite(start_timeout)
+            or start_timeout <= 0
+        ):
+            raise ValueError(f"start_timeout must be a positive number, got {start_timeout!r}")
         self.address = address
         self.num_cpus = num_cpus
         self.workers = workers
         self.max_in_flight = max_in_flight
         self.max_retries = max_retries
+        self.start_timeout = float(start_timeout)
         self.runtime_env = runtime_env
-        self.actor_options = dict(actor_options or {})
+        self.actor_options: dict[str, Any] = {
+            "max_restarts": -1,  # a dead worker is always replaced; cases retry in ``run``
+            "max_task_retries": 0,
+            "num_cpus": 0,
+            "scheduling_strategy": "SPREAD",
+            **(actor_options or {}),
+        }
         self._actors: list[Any] = []
-        self._load: list[int] = []
+        self._pool: _Pool | None = None
 
     def __repr__(self) -> str:
         return (
@@ -144,6 +191,13 @@ class RayExecutor:
 
     def in_flight(self, default: int) -> int:
         return self.max_in_flight or default
+
+    def asks(self) -> dict[str, float]:
+        """The resources each worker reserves, in Ray's names (zero amounts left out)."""
+        options = self.actor_options
+        wanted = {ray_name: options.get(name) for name, ray_name in _RESOURCE_NAMES.items()}
+        wanted.update(options.get("resources") or {})
+        return {name: amount for name, amount in wanted.items() if amount}
 
     def _start_workers(self) -> None:
         if not ray.is_initialized():
@@ -158,17 +212,15 @@ class RayExecutor:
         if self._actors:
             return
         count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        options: dict[str, Any] = {
-            "max_restarts": -1,  # a dead worker is always replaced; cases retry in ``run``
-            "max_task_retries": 0,
-            "num_cpus": 1,
-            **self.actor_options,
-        }
-        self._actors = [_CaseWorker.options(**options).remote() for _ in range(count)]
-        self._load = [0] * count
+        self._actors = [_CaseWorker.options(**self.actor_options).remote() for _ in range(count)]
+        _LIVE.add(self)
 
     async def open(self, job: CaseJob, context: EvaluationContext) -> _RayRun:
         self._start_workers()
+        pool = self._pool
+        if pool is None or pool.loop is not asyncio.get_running_loop():
+            pool = self._pool = _Pool(self)
+        await pool.started
         judge = context.judge
         share = len(self._actors)
         settings = judge.worker_settings(share) if isinstance(judge, JudgeClient) else None
@@ -179,56 +231,221 @@ class RayExecutor:
             )
         setup = _WorkerSetup(job, context.hooks, dict(context.extras), settings)
         _check_picklable(setup)
-        return _RayRun(self, job, context, ray.put(setup))
+        pool.runs += 1
+        return _RayRun(self, pool, job, context, ray.put(setup))
 
-    def pick(self) -> int:
-        """The least busy worker (counted in cases in flight from this driver)."""
-        return min(range(len(self._actors)), key=self._load.__getitem__)
+    def pending_report(self, pending: int, last_error: str | None) -> str:
+        """Why ``pending`` workers are not up: not placed in time, or the last error; what they
+        ask for, what the cluster has and which executors of this process hold it."""
+        total, free = ray.cluster_resources(), ray.available_resources()
+        asks = self.asks()
+        names = sorted({"CPU", *asks})
+        cluster = ", ".join(f"{total.get(n, 0):g} {n} ({free.get(n, 0):g} free)" for n in names)
+        holders = [
+            f"{other!r} ({len(other._actors)} workers, each {other.asks()})"
+            for other in list(_LIVE)
+            if other is not self and other._actors and other.asks()
+        ]
+        held = "; held in this process by " + ", ".join(holders) if holders else ""
+        what = f"{pending} of {len(self._actors)} workers of {self!r}"
+        if last_error is None:
+            what += f" could not be placed within {self.start_timeout:g} s"
+        else:
+            what += f" could not be started ({last_error})"
+        return (
+            f"{what}: each asks for {asks or 'no resources'}; the cluster has {cluster}{held}. "
+            "Free resources (other_executor.shutdown()), ask for fewer workers or resources "
+            "(workers=, actor_options=) or wait longer (start_timeout=)"
+        )
 
     def shutdown(self) -> None:
         """Stop the worker actors (the next evaluation starts new ones)."""
-        actors, self._actors, self._load = self._actors, [], []
+        actors, self._actors, self._pool = self._actors, [], None
+        _LIVE.discard(self)
         for actor in actors:
             with contextlib.suppress(RayError):
                 ray.kill(actor)
+
+
+@dataclass(slots=True, eq=False)
+class _Worker:
+    """One worker actor as the driver sees it."""
+
+    actor: Any
+    up: bool = False  # answered since it was started or last died
+    lost: str | None = None  # why it could not be restarted in time
+    load: int = 0  # cases in flight on it
+    reserved: bool = False  # held, or being emptied, for a case that must run alone
+    tenants: set[object] = field(default_factory=set)  # cases in flight on its current life
+
+
+class _Pool:
+    """The executor's workers while runs are open on one event loop: which answer, how busy
+    they are, which are held for a case that must run alone."""
+
+    def __init__(self, executor: RayExecutor) -> None:
+        self.executor = executor
+        self.workers = [_Worker(actor) for actor in executor._actors]
+        self.changed = asyncio.Condition()
+        self.restarts: set[asyncio.Task[None]] = set()
+        self.loop = asyncio.get_running_loop()
+        self.runs = 0
+        self.started = self.loop.create_task(self._start())
+
+    async def _start(self) -> None:
+        """Wait until every worker answers; ``TimeoutError`` with the pending resources (and
+        the workers stopped) otherwise."""
+        answers = await asyncio.gather(*(self._answer(w) for w in self.workers))
+        pending = [error for error in answers if error is not None]
+        if pending:
+            last_error = next((e for e in pending if e != "pending"), None)
+            message = self.executor.pending_report(len(pending), last_error)
+            self.executor.shutdown()
+            raise TimeoutError(message)
+
+    async def _answer(self, worker: _Worker) -> str | None:
+        """Call the worker until it answers (``None``, it is up), is gone for good (the error)
+        or ``start_timeout`` passes (``"pending"``, or the last error while it restarted)."""
+        deadline = time.monotonic() + self.executor.start_timeout
+        last = "pending"
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                await asyncio.wait_for(worker.actor.ready.remote(), left)
+            except TimeoutError:
+                break
+            except ActorDiedError as exc:
+                return _first_line(exc)  # gone for good: Ray does not restart it
+            except RayError as exc:
+                last = _first_line(exc)
+                await asyncio.sleep(min(RESTART_POLL_S, left))
+                continue
+            worker.up = True
+            return None
+        return last
+
+    def died(self, worker: _Worker, tenants: set[object]) -> None:
+        """A call on ``worker`` failed because its process died: no case goes to it until it
+        answers again (the first of its cases to notice starts the wait)."""
+        if worker.tenants is not tenants:
+            return  # another case noticed this death first
+        worker.up = False
+        worker.tenants = set()
+        task = asyncio.get_running_loop().create_task(self._restart(worker))
+        self.restarts.add(task)
+        task.add_done_callback(self.restarts.discard)
+
+    async def _restart(self, worker: _Worker) -> None:
+        error = await self._answer(worker)
+        if error is not None:
+            worker.lost = self.executor.pending_report(1, None if error == "pending" else error)
+        async with self.changed:
+            self.changed.notify_all()
+
+    async def acquire(self, alone: bool) -> _Worker:
+        """A worker for one case: the least busy one that is up, or — ``alone`` — one with no
+        other case in flight, held until :meth:`release`. ``LookupError`` when every worker
+        is lost."""
+        async with self.changed:
+            held: _Worker | None = None
+            try:
+                while True:
+                    if all(w.lost is not None for w in self.workers):
+                        raise LookupError(self.workers[0].lost)
+                    if alone:
+                        held = self._hold(held)
+                        if held is not None and held.up and held.load == 0:
+                            held.load += 1
+                            return held
+                    else:
+                        ready = [w for w in self.workers if w.up and not w.reserved]
+                        if ready:
+                            worker = min(ready, key=lambda w: w.load)
+                            worker.load += 1
+                            return worker
+                    await self.changed.wait()
+            except BaseException:
+                if held is not None:
+                    held.reserved = False
+                raise
+
+    def _hold(self, held: _Worker | None) -> _Worker | None:
+        """The worker kept for a case that must run alone: ``held`` while it is not lost, else
+        the least busy worker nobody holds (no new case goes to a held worker)."""
+        if held is not None and held.lost is None:
+            return held
+        if held is not None:
+            held.reserved = False
+        free = [w for w in self.workers if w.lost is None and not w.reserved]
+        if not free:
+            return None
+        chosen = min(free, key=lambda w: (not w.up, w.load))
+        chosen.reserved = True
+        return chosen
+
+    async def release(self, worker: _Worker, alone: bool) -> None:
+        async with self.changed:
+            worker.load -= 1
+            if alone:
+                worker.reserved = False
+            self.changed.notify_all()
+
+    def close(self) -> None:
+        """After the last open run: stop waiting for restarts (the next open asks again)."""
+        for task in self.restarts:
+            task.cancel()
 
 
 class _RayRun:
     """One run's cases on the executor's workers."""
 
     def __init__(
-        self, executor: RayExecutor, job: CaseJob, context: EvaluationContext, setup: Any
+        self,
+        executor: RayExecutor,
+        pool: _Pool,
+        job: CaseJob,
+        context: EvaluationContext,
+        setup: Any,
     ) -> None:
         self.executor = executor
+        self.pool = pool
         self.job = job
         self.context = context
         self.setup = setup
         self.key = uuid.uuid4().hex
 
     async def run(self, case: EvalCase, session_id: str) -> tuple[InferenceResult, EvalCaseResult]:
-        """Run the case on the least busy worker; when the worker dies (Ray restarts it), try
-        again up to ``max_retries`` times; other Ray errors and exhausted retries fail it."""
-        executor = self.executor
-        for attempt in range(executor.max_retries + 1):
-            index = executor.pick()
-            executor._load[index] += 1
+        """Run the case on a worker that is up; when the worker dies, try again alone on a
+        worker — charged to the case only when it was alone on the dying one, lost once charged
+        more than ``max_retries`` times; other Ray errors fail it at once."""
+        token = object()
+        charged, alone = 0, False
+        while True:
             try:
-                actor = executor._actors[index]
-                return await actor.run.remote(self.key, [self.setup], case, session_id)
+                worker = await self.pool.acquire(alone)
+            except LookupError as exc:
+                return self._lost(case, session_id, str(exc))
+            tenants, died = worker.tenants, False
+            tenants.add(token)
+            try:
+                return await worker.actor.run.remote(self.key, [self.setup], case, session_id)
             except RayActorError as exc:
-                if attempt == executor.max_retries:
-                    return self._lost(case, session_id, exc)
+                died = True  # the case stays among the tenants its neighbours count
+                self.pool.died(worker, tenants)
+                charged += len(tenants) == 1  # nobody else was there: its own doing
+                if charged > self.executor.max_retries:
+                    return self._lost(case, session_id, _first_line(exc))
             except RayError as exc:
-                return self._lost(case, session_id, exc)
+                return self._lost(case, session_id, _first_line(exc))
             finally:
-                executor._load[index] -= 1
-        raise AssertionError("unreachable")  # the last attempt returns
+                if not died:
+                    tenants.discard(token)
+                await self.pool.release(worker, alone)
+            alone = True
 
     def _lost(
-        self, case: EvalCase, session_id: str, exc: BaseException
+        self, case: EvalCase, session_id: str, why: str
     ) -> tuple[InferenceResult, EvalCaseResult]:
-        first_line = next(iter(str(exc).strip().splitlines()), type(exc).__name__)
-        reason = redact(f"ray: {type(exc).__name__}: {first_line}", *self.job.agents.secrets)
+        reason = redact(f"ray: {why}", *self.job.agents.secrets)
         inference = failed_inference(case, session_id, reason)
         result = EvalCaseResult(
             eval_set_id=self.job.eval_set_id,
@@ -242,17 +459,29 @@ class _RayRun:
         return inference, result
 
     async def close(self) -> None:
-        """Collect the run's usage totals from every worker and let them forget the run."""
-        for actor in list(self.executor._actors):
-            try:
-                totals = await actor.finish.remote(self.key)
-            except RayError:
-                continue
-            if totals is None:
-                continue
+        """Collect the run's usage totals from every worker that answers within
+        ``start_timeout`` and let them forget the run."""
+        timeout = self.executor.start_timeout
+        calls = [
+            asyncio.wait_for(w.actor.finish.remote(self.key), timeout) for w in self.pool.workers
+        ]
+        for totals in await asyncio.gather(*calls, return_exceptions=True):
+            if not isinstance(totals, dict):
+                continue  # never ran here, or the worker died or did not answer
             if self.context.judge is not None and totals["judge"]:
                 self.context.judge.usage.merge(totals["judge"])
             self.job.agents.add_usage(totals["agent"])
+        self.pool.runs -= 1
+        if self.pool.runs == 0:
+            self.pool.close()
+            if self.executor._pool is self.pool:
+                self.executor._pool = None
+
+
+def _first_line(exc: BaseException) -> str:
+    """``Type: first line of its message`` (the type alone for an empty message)."""
+    line = next(iter(str(exc).strip().splitlines()), "")
+    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
 def _check_picklable(setup: _WorkerSetup) -> None:

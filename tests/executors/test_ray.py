@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -180,11 +182,129 @@ def test_a_case_lost_beyond_retries_fails_alone(tmp_path: Path, executor_factory
         progress=False,
         executor=executor_factory(workers=2, max_retries=1, max_in_flight=2),
     )
-    statuses = {
+    assert_only_c3_lost(run)
+
+
+def assert_only_c3_lost(run: ae.EvalRun) -> None:
+    """c3 failed with a Ray reason and every other case passed; a failure lists the cases."""
+    outcomes = {
         r.eval_id: (r.final_eval_status, r.error_message) for r in run.result.eval_case_results
     }
-    assert statuses["c3"][0] == "failed" and statuses["c3"][1].startswith("ray: ")
-    assert all(status == "passed" for key, (status, _) in statuses.items() if key != "c3")
+    status, reason = outcomes["c3"]
+    assert status == "failed" and (reason or "").startswith("ray: "), f"c3: {status} {reason}"
+    others = {key: outcome for key, outcome in outcomes.items() if key != "c3"}
+    lost = {key: outcome for key, outcome in others.items() if outcome[0] != "passed"}
+    assert not lost, f"cases other than c3 did not pass: {lost}"
+
+
+def crowding_agent(turn: Turn) -> str:
+    """The first time, every case waits on the worker until c3 kills it, which c3 does once all
+    six are in flight; c3 kills its worker every time, the others pass when tried again."""
+    folder = Path(turn.state["marker_dir"])
+    started = folder / f"started-{turn.eval_id}"
+    first = not started.exists()
+    started.touch()
+    if turn.eval_id == "c3":
+        for _ in range(600):
+            if len(list(folder.glob("started-*"))) == 6:
+                break
+            time.sleep(0.05)
+        os._exit(1)
+    if first:
+        time.sleep(60)  # the worker dies under this case
+    return turn.text.upper()
+
+
+def test_cases_sharing_a_dying_worker_are_not_lost(tmp_path: Path, executor_factory) -> None:
+    """All six cases are in flight on the one worker when c3 kills it; only c3, which kills it
+    again when tried alone, is charged (no retries here); the others are tried again."""
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=crowding_agent,
+        progress=False,
+        executor=executor_factory(workers=1, max_retries=0, max_in_flight=6),
+    )
+    assert_only_c3_lost(run)
+
+
+def self_killing_agent(turn: Turn) -> str:
+    """c3 stops its worker for good (Ray does not restart a killed actor)."""
+    if turn.eval_id == "c3":
+        ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+        time.sleep(60)
+    return turn.text.upper()
+
+
+def test_a_worker_that_never_comes_back_takes_no_other_case(
+    tmp_path: Path, executor_factory
+) -> None:
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=self_killing_agent,
+        progress=False,
+        executor=executor_factory(workers=2, max_retries=0, max_in_flight=2),
+    )
+    assert_only_c3_lost(run)
+
+
+TWO_EXECUTORS = """
+import sys
+import ray
+import agenteval_nb as ae
+
+def upper(text: str) -> str:
+    return text.upper()
+
+case = {"evalId": "only", "conversation": [
+    {"invocationId": "i", "userContent": {"role": "user", "parts": [{"text": "a"}]},
+     "finalResponse": {"role": "model", "parts": [{"text": "A"}]}}]}
+evalset = {"evalSetId": "two", "evalCases": [case]}
+metrics = [{"metricName": "final_response_avg_score", "threshold": 1.0,
+            "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}}}]
+ray.init(address=sys.argv[1], log_to_driver=False)
+small = ae.RayExecutor(workers=1)
+big = ae.RayExecutor(workers=4)
+for name, executor in [("small", small), ("big", big), ("small again", small)]:
+    run = ae.evaluate(evalset, metrics, agent=upper, progress=False, executor=executor)
+    print(name, [r.final_eval_status for r in run.result.eval_case_results], flush=True)
+"""
+
+
+def test_two_executors_alive_in_one_process_share_the_cluster() -> None:
+    """A notebook holding ``small`` (1 worker) and ``big`` (4 workers) on this 2-CPU instance:
+    both evaluate, in any order (a driver process of its own, so a hang cannot wedge ours)."""
+    address = ray.get_runtime_context().gcs_address
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", TWO_EXECUTORS, address],
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"two executors hung; output so far: {exc.stdout!r}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        "small ['passed']",
+        "big ['passed']",
+        "small again ['passed']",
+    ], done.stderr[-2000:]
+
+
+@pytest.mark.timeout(120)
+def test_workers_that_cannot_be_placed_are_reported_within_the_timeout(executor_factory) -> None:
+    hog = executor_factory(workers=2, actor_options={"num_cpus": 1})
+    ae.evaluate(CASES, [EXACT_FINAL], agent=upper_agent, progress=False, executor=hog)
+    late = executor_factory(workers=1, actor_options={"num_cpus": 1}, start_timeout=2)
+    with pytest.raises(TimeoutError) as caught:
+        ae.evaluate(CASES, [EXACT_FINAL], agent=upper_agent, progress=False, executor=late)
+    message = str(caught.value)
+    assert message.startswith(f"1 of 1 workers of {late!r} could not be placed within 2 s: ")
+    assert "each asks for {'CPU': 1}" in message
+    assert "the cluster has 2 CPU (0 free)" in message
+    assert f"held in this process by {hog!r} (2 workers, each {{'CPU': 1}})" in message
 
 
 class Unpicklable:
