@@ -1,4 +1,4 @@
-"""One door for functions that take a run (analysis/load.py ``as_run``), and run numbers a
+"""One door for functions that take a run (runs.py ``as_run``), and run numbers a
 result file cannot back (``numRuns`` / ``runId`` far beyond its records)."""
 
 from __future__ import annotations
