@@ -242,7 +242,8 @@ def label_distribution(
         )
     )
     if run_id is None and df.height:
-        run_id = df["run_id"].min()
+        first = df["run_id"].min()
+        run_id = None if first is None else int(first)  # type: ignore[arg-type]
     df = df.filter(pl.col("run_id").eq_missing(run_id))
     if df.height == 0:
         return _no_data(_figure(), "no label distribution for this judgement")

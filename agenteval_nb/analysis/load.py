@@ -15,7 +15,7 @@ front door (:func:`agenteval_nb.runs.load_run`) turns each into a run.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +78,7 @@ def result_files(directory: str | os.PathLike[str]) -> dict[str, Path]:
 
 
 def load_record(
-    path_or_result: RunRecord | EvalSetResult | Mapping[str, Any] | str | os.PathLike[str],
+    path_or_result: RunRecord | Source,
     evalsets: Sequence[EvalSet] = (),
     metrics: Sequence[EvalMetric] = (),
 ) -> RunRecord:

@@ -112,6 +112,11 @@ class RunRecord:
             self._built_from = self._source()  # the streamed tables describe these cases
         return self._result
 
+    @result.setter
+    def result(self, value: EvalSetResult) -> None:
+        self._result = value
+        self._head = self._details = self._case_summaries = None
+
     def _assembled(self) -> EvalSetResult:
         """The whole result of a streamed record: every case result decoded, the case
         summaries built into the summary."""
@@ -122,11 +127,6 @@ class RunRecord:
             summaries = list(self._case_summaries())
             update["summary"] = summary.model_copy(update={"eval_case_summaries": summaries})
         return self._head.model_copy(update=update)
-
-    @result.setter
-    def result(self, value: EvalSetResult) -> None:
-        self._result = value
-        self._head = self._details = self._case_summaries = None
 
     @property
     def header(self) -> EvalSetResult:
