@@ -26,11 +26,11 @@ _EXPORTS: dict[str, str] = {
     # evaluation
     "evaluate": "agenteval_nb.api",
     "evaluate_async": "agenteval_nb.api",
-    "EvalRun": "agenteval_nb.analysis.run",
-    "load_run": "agenteval_nb.analysis.load",
-    "RunCollection": "agenteval_nb.analysis.load",
-    "compare": "agenteval_nb.analysis.compare",
-    "Comparison": "agenteval_nb.analysis.compare",
+    "EvalRun": "agenteval_nb.evalrun",
+    "load_run": "agenteval_nb.runs",
+    "RunCollection": "agenteval_nb.runs",
+    "compare": "agenteval_nb.views",
+    "Comparison": "agenteval_nb.analysis.paired",
     "Registry": "agenteval_nb.evaluators.registry",
     "Evaluator": "agenteval_nb.evaluators.base",
     "EvaluateResult": "agenteval_nb.evaluators.base",
@@ -63,13 +63,13 @@ _EXPORTS: dict[str, str] = {
     # statistics
     "pass_at_k": "agenteval_nb.analysis.passk",
     "pass_hat_k": "agenteval_nb.analysis.passk",
-    "parse_pass_nc": "agenteval_nb.analysis.load",
+    "parse_pass_nc": "agenteval_nb.analysis.passk",
     "best_of_n": "agenteval_nb.bestofn",
     "best_of_n_async": "agenteval_nb.bestofn",
     "BestOfNResult": "agenteval_nb.bestofn",
     # inspection and reports
-    "inspect": "agenteval_nb.widgets",
-    "export_html": "agenteval_nb.report",
+    "inspect": "agenteval_nb.views",
+    "export_html": "agenteval_nb.views",
 }
 
 _SUBMODULES = {

@@ -11,7 +11,6 @@ from typing import Any
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
 from .analysis.record import RecordBuilder, whole_result
-from .analysis.run import EvalRun
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
@@ -23,6 +22,7 @@ from .engine.run import (
     run_evaluation,
     selected_indices,
 )
+from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import Source, load_metrics
@@ -192,8 +192,7 @@ async def evaluate_async(
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
     parts = out.summary_parts
-    run = builder.record(
-        EvalRun,
+    record = builder.record(
         out.result,
         sources=out.sources,
         case_summaries=parts.case_summaries if parts is not None else None,
@@ -202,6 +201,7 @@ async def evaluate_async(
         app_name=out.app_name,
         elapsed_s=out.elapsed_s,
     )
+    run = EvalRun(record=record)
     if context.judge is not None:
         run.info["judge_usage"] = context.judge.usage.as_dict()
     if agents.agent is not None:
@@ -215,7 +215,7 @@ async def evaluate_async(
 
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:
-        saved_id = result_store.save(out.app_name, whole_result(run))
+        saved_id = result_store.save(out.app_name, whole_result(record))
         run.info["saved_result_id"] = saved_id
     return run
 

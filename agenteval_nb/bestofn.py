@@ -51,8 +51,8 @@ from typing import Any
 
 import pandas as pd
 
-from .analysis.run import EvalRun
 from .api import evaluate_async
+from .evalrun import EvalRun
 from .evaluators.registry import Registry
 from .io import load_metrics
 from .schema import EvalCaseResult, EvalMetric, EvalStatus, Invocation, Message

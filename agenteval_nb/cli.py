@@ -41,17 +41,16 @@ import polars as pl
 from . import demo
 from .adk import looks_like_adk_config
 from .agents.base import Agent, as_agent
-from .analysis.compare import compare
-from .analysis.load import RunCollection, as_run, load_run
-from .analysis.run import EvalRun
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
+from .evalrun import EvalRun
 from .io import load_evalset, load_metrics, save_evalset, save_metrics
-from .report import export_html
 from .report.junit import write_junit
+from .runs import RunCollection, as_run, load_run
 from .secrets import redact
 from .stores import LocalResultStore, ResultStore, SQLResultStore, StoreBackendError
 from .stores.locator import safe_name
+from .views import compare, export_html
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 ERRORS_SHOWN = 5
@@ -346,7 +345,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if report is not None:
         _err(f"report: {run.to_html(report)}")
     if args.junit:
-        _err(f"junit: {write_junit(run, args.junit)}")
+        _err(f"junit: {write_junit(run.record, args.junit)}")
     ok, verdict = gate(run, args.fail_under)
     print(verdict)
     return EXIT_OK if ok else EXIT_FAILED

@@ -21,8 +21,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .analysis.run import EvalRun
 from .api import evaluate
+from .evalrun import EvalRun
 from .io import load_metrics
 from .testing.agent_model import SCRIPTED_AGENT_MODEL
 from .testing.fake_server import FakeOpenAIServer, route_by_model

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .testing.agent_model import SCRIPTED_AGENT_MODEL
+SCRIPTED_AGENT_MODEL = "scripted-agent (offline, not an LLM)"
+"""The ``model`` of every completion of the offline scripted agent model
+(:class:`~agenteval_nb.testing.agent_model.ScriptedAgentModel`) and its routing name."""
 
 HEURISTIC_LABEL = "OFFLINE HEURISTIC JUDGE — not an LLM"
 """Shown next to every judgement whose scores came from the offline heuristic judge."""

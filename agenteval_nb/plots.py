@@ -1,11 +1,12 @@
-"""Matplotlib figures of runs and comparisons.
+"""Matplotlib figures of run records and comparisons.
 
 Every function builds a ``matplotlib.figure.Figure`` with the object-oriented API (no pyplot,
 no global figure state) and returns it — a :class:`~agenteval_nb.plot_figure.PlotFigure`, which
 Jupyter, voilà and saved notebooks display as an image — and :func:`figure_to_svg` turns it into
-deterministic SVG text for reports and widgets. matplotlib is imported inside the functions, so
+deterministic SVG text for reports and widgets. matplotlib is imported when a figure is built, so
 importing the package stays light. A figure with nothing to show carries a "no data" note
-instead of raising.
+instead of raising. A run is its record (``run.record``) or anything holding one (an
+``EvalRun``: :func:`~agenteval_nb.analysis.record.record_of`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,20 @@ import io
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import polars as pl
+
+from .analysis.paired import Comparison
+from .analysis.passk import num_runs, pass_at_k_frame
+from .analysis.record import HoldsRecord, RunRecord, record_of
+from .analysis.stats import summary_frame
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .analysis.compare import Comparison
-    from .analysis.run import EvalRun
+Run = RunRecord | HoldsRecord
+"""A run record, or what holds one (``EvalRun``)."""
 
 SVG_HASH_SALT = "agenteval_nb"
 """Fixed ``svg.hashsalt``: SVG element ids derive from content, not from a random salt."""
@@ -44,8 +53,6 @@ def _no_data(fig: Figure, message: str = "no data") -> Figure:
 
 
 def _polars(df: Any) -> Any:
-    import polars as pl
-
     return df if isinstance(df, pl.DataFrame) else pl.from_pandas(df)
 
 
@@ -69,14 +76,13 @@ def figure_to_svg(fig: Figure) -> str:
     return buffer.getvalue()
 
 
-def score_distribution(run: EvalRun, metric: str | None = None, bins: int = 20) -> Figure:
+def score_distribution(run: Run, metric: str | None = None, bins: int = 20) -> Figure:
     """Histogram of case-level metric scores (``metrics_df``), one panel per metric.
 
     Not-evaluated results are left out; the pass threshold is drawn as a dashed line.
     """
-    import polars as pl
 
-    df = run.metrics_df(backend="polars").filter(pl.col("score").is_not_null())
+    df = record_of(run).table("metrics").filter(pl.col("score").is_not_null())
     if metric is not None:
         df = df.filter(pl.col("metric_name") == metric)
     names = sorted(df["metric_name"].unique().to_list(), key=str)
@@ -103,9 +109,9 @@ def score_distribution(run: EvalRun, metric: str | None = None, bins: int = 20) 
     return fig
 
 
-def pass_rates(run: EvalRun, level: float = 0.95) -> Figure:
+def pass_rates(run: Run, level: float = 0.95) -> Figure:
     """Pass rate per metric (cases; runs of a case averaged first) with Wilson intervals."""
-    summary = _polars(run.summary_df(level=level, backend="polars"))
+    summary = summary_frame(record_of(run), level)
     if summary.height == 0:
         return _no_data(_figure(), "no evaluated metrics")
     fig = _figure(6.4, 0.5 * summary.height + 1.4)
@@ -132,11 +138,11 @@ def pass_rates(run: EvalRun, level: float = 0.95) -> Figure:
     return fig
 
 
-def pass_at_k_curve(run: EvalRun, ks: list[int] | None = None) -> Figure:
+def pass_at_k_curve(run: Run, ks: list[int] | None = None) -> Figure:
     """Mean per-case pass@k and unbiased pass^k over k (± SE), with the eval-set reference."""
-    import polars as pl
 
-    table = run.pass_at_k_df(ks=ks, backend="polars")
+    record = record_of(run)
+    table = pass_at_k_frame(record, ks)
     overall = table.filter(pl.col("level") == "overall")
     reference = table.filter(pl.col("level") == "eval_set")
     if overall.height == 0 or overall["n_cases"].max() in (None, 0):
@@ -164,20 +170,18 @@ def pass_at_k_curve(run: EvalRun, ks: list[int] | None = None) -> Figure:
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("k")
     ax.set_ylabel("probability")
-    ax.set_title(f"pass@k over {run.num_runs} run(s)")
+    ax.set_title(f"pass@k over {num_runs(record)} run(s)")
     ax.legend(fontsize=8, loc="best")
     return fig
 
 
-def rubric_heatmap(run: EvalRun, metric: str | None = None) -> Figure:
+def rubric_heatmap(run: Run, metric: str | None = None) -> Figure:
     """Mean rubric score per case (rows) and rubric (columns), over runs and turns.
 
     With several metrics and no ``metric`` given, columns are labelled ``metric: rubric``.
     """
-    import numpy as np
-    import polars as pl
 
-    df = run.rubrics_df(backend="polars")
+    df = record_of(run).table("rubrics")
     if metric is not None:
         df = df.filter(pl.col("metric_name") == metric)
     if df.height == 0:
@@ -213,7 +217,7 @@ def rubric_heatmap(run: EvalRun, metric: str | None = None) -> Figure:
 
 
 def label_distribution(
-    run: EvalRun,
+    run: Run,
     eval_id: str,
     metric: str,
     invocation_index: int = 0,
@@ -226,17 +230,20 @@ def label_distribution(
     ``invocation_index`` is 0-based as in the frames; the title numbers turns from 1, as the
     inspector does. ``run_id`` picks the run (default: the first one with a distribution).
     """
-    import numpy as np
-    import polars as pl
 
-    df = run.logprobs_df(backend="polars").filter(
-        (pl.col("eval_id") == eval_id)
-        & (pl.col("metric_name") == metric)
-        & (pl.col("invocation_index") == invocation_index)
-        & (pl.col("sample_index") == sample_index)
+    df = (
+        record_of(run)
+        .table("logprobs")
+        .filter(
+            (pl.col("eval_id") == eval_id)
+            & (pl.col("metric_name") == metric)
+            & (pl.col("invocation_index") == invocation_index)
+            & (pl.col("sample_index") == sample_index)
+        )
     )
     if run_id is None and df.height:
-        run_id = df["run_id"].min()
+        first = df["run_id"].min()
+        run_id = None if first is None else int(first)  # type: ignore[arg-type]
     df = df.filter(pl.col("run_id").eq_missing(run_id))
     if df.height == 0:
         return _no_data(_figure(), "no label distribution for this judgement")
@@ -301,8 +308,6 @@ def comparison_scatter(comparison: Comparison, metric: str | None = None) -> Fig
     call), drawn half transparent; a spot shared by several rows is labelled ``×n``, and the
     corner box counts the rows per status change.
     """
-    import numpy as np
-    import polars as pl
 
     df = _polars(comparison.frame).filter(
         pl.col("score_a").is_not_null() & pl.col("score_b").is_not_null()

@@ -19,7 +19,7 @@ import time
 import polars as pl
 
 from agenteval_nb.analysis.frames import invocations_frame
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.schema import (
     EvalCaseResult,
     EvalMetricResult,

@@ -20,10 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "repor
 
 from report_builders import case_result
 
-from agenteval_nb.analysis.load import load_run
 from agenteval_nb.io import save_result
-from agenteval_nb.report import DEFAULT_MAX_CASES, export_html
+from agenteval_nb.report import DEFAULT_MAX_CASES
+from agenteval_nb.runs import load_run
 from agenteval_nb.schema import EvalSetResult
+from agenteval_nb.views import export_html
 
 
 def synthetic(n: int) -> EvalSetResult:

@@ -17,8 +17,8 @@ argument, else ``$OPENAI_API_KEY``; a non-OpenAI endpoint without a key gets a p
 The key is registered for redaction (:func:`agenteval_nb.secrets.register_secret`) when the
 agent is made, like a judge key: it is never shown (repr, errors, logs) nor written, and every
 captured invocation is redacted (:func:`agenteval_nb.agents.turn.redacted_invocation`, for any
-agent), so a model or a tool that echoes the key does not carry it into results. Token usage of every call is added to the
-run's ``info["agent_usage"]``.
+agent), so a model or a tool that echoes the key does not carry it into results. Token usage
+of every call is added to the run's ``info["agent_usage"]``.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import polars as pl
 from ..engine.summary import run_bound
 from ..io import load_result
 from ..schema import EvalSetResult, EvalStatus
-from .record import RunRecord, with_summary
+from .record import HoldsRecord, RunRecord, with_summary
 
 __all__ = [
     "pass_at_k",
@@ -419,6 +419,8 @@ def parse_pass_nc(run_or_result: Any) -> tuple[int, int]:
     """
     if run_or_result is None:
         raise ValueError("evaluation result is nil")
+    if isinstance(run_or_result, HoldsRecord):  # an EvalRun
+        run_or_result = run_or_result.record
     result: EvalSetResult | None
     if isinstance(run_or_result, RunRecord):
         result = run_or_result.result

@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
@@ -81,7 +81,7 @@ class RunRecord:
         sources: Sequence[CaseSource] = (),
         case_summaries: Callable[[], Iterator[CaseSummary]] | None = None,
         **fields: Any,
-    ) -> Any:
+    ) -> RunRecord:
         """A streamed record (see the module): ``head`` is the result without case results;
         ``case_summaries`` builds the summary's case summaries when its summary leaves them
         out (they are built when the file is saved or the result materialised)."""
@@ -112,6 +112,11 @@ class RunRecord:
             self._built_from = self._source()  # the streamed tables describe these cases
         return self._result
 
+    @result.setter
+    def result(self, value: EvalSetResult) -> None:
+        self._result = value
+        self._head = self._details = self._case_summaries = None
+
     def _assembled(self) -> EvalSetResult:
         """The whole result of a streamed record: every case result decoded, the case
         summaries built into the summary."""
@@ -122,11 +127,6 @@ class RunRecord:
             summaries = list(self._case_summaries())
             update["summary"] = summary.model_copy(update={"eval_case_summaries": summaries})
         return self._head.model_copy(update=update)
-
-    @result.setter
-    def result(self, value: EvalSetResult) -> None:
-        self._result = value
-        self._head = self._details = self._case_summaries = None
 
     @property
     def header(self) -> EvalSetResult:
@@ -324,10 +324,24 @@ class RecordBuilder:
         )
         return {kind: _reorder(table, order) for kind, table in tables.items()}
 
-    def record(self, cls: type[RunRecord], head: EvalSetResult, **fields: Any) -> Any:
-        """The streamed record (``cls``: :class:`RunRecord` or a subclass)."""
+    def record(self, head: EvalSetResult, **fields: Any) -> RunRecord:
+        """The streamed record (``fields``: those of :meth:`RunRecord.streamed`)."""
         tables = self.tables()
-        return cls.streamed(head, self.details(), tables, **fields)
+        return RunRecord.streamed(head, self.details(), tables, **fields)
+
+
+@runtime_checkable
+class HoldsRecord(Protocol):
+    """What holds a run record: :class:`~agenteval_nb.evalrun.EvalRun` (the front door)."""
+
+    @property
+    def record(self) -> RunRecord: ...
+
+
+def record_of(run: RunRecord | HoldsRecord) -> RunRecord:
+    """``run`` itself when it is a record, else the record it holds — how a view that users
+    call directly (``ae.plots``) takes an ``EvalRun`` without knowing the class."""
+    return run if isinstance(run, RunRecord) else run.record
 
 
 _EMPTY = TableInput(result=EvalSetResult(), metrics=[], evalsets=[])

@@ -1,4 +1,5 @@
-"""``export_html``: one self-contained HTML file for a run.
+"""``export_html``: one self-contained HTML file for a run record (``ae.export_html``,
+:func:`agenteval_nb.views.export_html`, turns what it is given into the record first).
 
 jinja2 with autoescape, the template shipped as package data, every ``{{ }}`` value passed
 through :func:`agenteval_nb.render.text.text` (escaped, controls made visible) unless it is
@@ -23,9 +24,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from .. import __version__
 from .._gc import gc_frozen
-from ..analysis.load import RunLike, as_run
-from ..analysis.record import case_metric_rows
+from ..analysis.record import RunRecord, case_metric_rows
 from ..io import write_text_atomic
 from ..offline_flags import HEURISTIC_LABEL, SCRIPTED_AGENT_LABEL, agent_is_scripted
 from ..render import STYLESHEET, render_case
@@ -155,21 +156,20 @@ def _case_row(
     )
 
 
-def _table_metrics(run: Any) -> list[str]:
+def _table_metrics(run: RunRecord) -> list[str]:
     names = run.table("metrics")["metric_name"].fill_null("").unique().to_list()
     return sorted(names)[:MAX_TABLE_METRICS]
 
 
-def report_html(run: RunLike, *, title: str | None = None, max_cases: int | None = None) -> str:
-    """The report of ``run`` (anything :func:`~agenteval_nb.load_run` accepts) as HTML text."""
+def report_html(run: RunRecord, *, title: str | None = None, max_cases: int | None = None) -> str:
+    """The report of the run record ``run`` as HTML text."""
     # the collector stays on for the cycles rendering makes (jinja, matplotlib) but does not
     # rescan the run's millions of objects on every full collection (≈ 2× the report's time)
-    loaded = as_run(run, "export_html")
     with gc_frozen():
-        return _report_html(loaded, title=title, max_cases=max_cases)
+        return _report_html(run, title=title, max_cases=max_cases)
 
 
-def _report_html(run: Any, *, title: str | None, max_cases: int | None) -> str:
+def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) -> str:
     """The report; the case table reads the cases and metrics tables, and only the detailed
     case results (and their eval cases) are decoded."""
     table = run.table("cases")
@@ -232,8 +232,6 @@ def _report_html(run: Any, *, title: str | None, max_cases: int | None) -> str:
         )
     header = build_header(run)
     template = environment().get_template("report.html.j2")
-    from .. import __version__
-
     notes: list[str] = []
     metric_summary = _attempt("metric summary", lambda: metric_rows(run), notes)
     pass_at_k = _attempt("pass@k", lambda: pass_at_k_rows(run), notes)
@@ -244,7 +242,7 @@ def _report_html(run: Any, *, title: str | None, max_cases: int | None) -> str:
         stylesheet=Markup(STYLESHEET),
         report_css=Markup(REPORT_CSS),
         heuristic_label=HEURISTIC_LABEL,
-        scripted_agent=agent_is_scripted(getattr(run, "info", None)),
+        scripted_agent=agent_is_scripted(run.info),
         scripted_agent_label=SCRIPTED_AGENT_LABEL,
         header=header,
         runs=run_rows(run),
@@ -260,15 +258,13 @@ def _report_html(run: Any, *, title: str | None, max_cases: int | None) -> str:
 
 
 def export_html(
-    run: RunLike,
+    run: RunRecord,
     path: str | os.PathLike[str],
     *,
     title: str | None = None,
     max_cases: int | None = None,
 ) -> Path:
-    """Write the single-file report of ``run`` to ``path`` atomically and return the path.
-
-    ``run`` is anything :func:`~agenteval_nb.load_run` accepts (a ``TypeError`` otherwise);
-    ``max_cases`` caps the case results written with full details (module docstring).
+    """Write the single-file report of the run record ``run`` to ``path`` atomically and return
+    the path; ``max_cases`` caps the case results written with full details (module docstring).
     """
     return write_text_atomic(path, report_html(run, title=title, max_cases=max_cases))

@@ -13,6 +13,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from .. import plots
+from ..analysis.passk import num_runs
+from ..analysis.record import RunRecord
 from .svg import inline_svg
 
 
@@ -26,8 +29,6 @@ class Plot:
 
 
 def _draw(index: int, caption: str, make: Callable[[], Any]) -> Plot:
-    from .. import plots
-
     try:
         figure = make()
         if figure is None:
@@ -42,24 +43,20 @@ MAX_HEATMAP_CASES = 60
 """Above this many cases with rubric scores the rubric heatmap (one row per case) is left out."""
 
 
-def _rubric_cases(run: Any) -> int:
+def _rubric_cases(run: RunRecord) -> int:
     """Number of distinct cases with rubric scores (eval ids of the rubrics table)."""
     return run.table("rubrics")["eval_id"].n_unique()
 
 
-def report_plots(run: Any) -> list[Plot]:
+def report_plots(run: RunRecord) -> list[Plot]:
     """Pass rates, score distributions per metric, the pass@k curve (several runs) and the
     rubric heatmap (when at most :data:`MAX_HEATMAP_CASES` cases have rubric scores). Verifier
     label distributions are drawn per judgement in the case details."""
-    try:
-        from .. import plots
-    except ImportError as exc:
-        return [Plot("charts", note=f"charts unavailable: {exc}")]
     planned: list[tuple[str, Callable[[], Any]]] = [
         ("pass rate per metric (95% CI)", lambda: plots.pass_rates(run)),
         ("score distribution per metric", lambda: plots.score_distribution(run)),
     ]
-    if run.num_runs > 1:
+    if num_runs(run) > 1:
         planned.append(("pass@k and pass^k by k", lambda: plots.pass_at_k_curve(run)))
     drawn = [_draw(i, caption, make) for i, (caption, make) in enumerate(planned, 1)]
     n_rubric_cases = _rubric_cases(run)

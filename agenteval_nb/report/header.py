@@ -10,7 +10,8 @@ from typing import Any
 
 import polars as pl
 
-from ..analysis.record import case_metric_rows
+from ..analysis.passk import num_runs
+from ..analysis.record import RunRecord, case_metric_rows
 from ..schema import EvalCaseResult, EvalMetric, EvalMetricResult
 from .redact import redact
 
@@ -73,7 +74,7 @@ def _judge_model(metric: EvalMetric | EvalMetricResult) -> str:
     return shown
 
 
-def _judgements(run: Any) -> tuple[Counter[str], Counter[str], int]:
+def _judgements(run: RunRecord) -> tuple[Counter[str], Counter[str], int]:
     """Heuristic judgements per metric, judgements per judge model, and all judgements: the
     turn results with a judge record (``n_samples`` set in the invocations table)."""
     judged = run.table("invocations").filter(pl.col("n_samples").is_not_null())
@@ -88,7 +89,7 @@ def _judgements(run: Any) -> tuple[Counter[str], Counter[str], int]:
     return heuristic, models, judged.height
 
 
-def _definitions(run: Any) -> list[EvalMetric | EvalMetricResult]:
+def _definitions(run: RunRecord) -> list[EvalMetric | EvalMetricResult]:
     """``run.metrics``, then each other metric of the case results as its first result (the
     case result holding it is decoded; one decode per such case)."""
     definitions: list[EvalMetric | EvalMetricResult] = list(run.metrics)
@@ -117,8 +118,8 @@ def _created(timestamp: float | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def build_header(run: Any) -> Header:
-    """The header of ``run`` (an :class:`~agenteval_nb.analysis.run.EvalRun`)."""
+def build_header(run: RunRecord) -> Header:
+    """The header of the run record ``run``."""
     result = run.header
     heuristic, models, total = _judgements(run)
     definitions = _definitions(run)
@@ -141,7 +142,8 @@ def build_header(run: Any) -> Header:
     config: dict[str, Any] = {}
     if run.app_name:
         config["app name"] = run.app_name
-    config["runs"] = run.num_runs
+    runs = num_runs(run)
+    config["runs"] = runs
     if run.elapsed_s is not None:
         config["elapsed"] = f"{run.elapsed_s:.1f} s"
     for key, value in (run.info or {}).items():
@@ -152,7 +154,7 @@ def build_header(run: Any) -> Header:
         result_id=result.eval_set_result_id or "",
         created=_created(result.creation_timestamp),
         n_case_results=run.num_case_results,
-        n_runs=run.num_runs,
+        n_runs=runs,
         metrics=rows,
         judge_models=sorted(models.items()),
         heuristic_judgements=sum(heuristic.values()),

@@ -17,8 +17,8 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..analysis.record import case_metric_rows
-from ..analysis.run import EvalRun
+from ..analysis.passk import num_runs
+from ..analysis.record import RunRecord, case_metric_rows
 from ..io import write_text_atomic
 from ..secrets import redact
 
@@ -72,14 +72,15 @@ def _outcome(
     return None
 
 
-def junit_xml(run: EvalRun) -> str:
+def junit_xml(run: RunRecord) -> str:
     """The JUnit XML document (UTF-8 text with an XML declaration) of ``run``, from its cases
     and metrics tables (no case result is decoded)."""
     result = run.header
     set_id = result.eval_set_id or "evalset"
     cases = run.table("cases").select("eval_id", "run_id", "status", "error").rows()
     case_metrics = case_metric_rows(run, _METRIC_COLUMNS)
-    multi_run = run.num_runs > 1 or len({run_id for _, run_id, _, _ in cases}) > 1
+    runs = num_runs(run)
+    multi_run = runs > 1 or len({run_id for _, run_id, _, _ in cases}) > 1
     counts = {"failure": 0, "error": 0, "skipped": 0}
     suite = ET.Element("testsuite", name=_text(set_id))
     properties = ET.SubElement(suite, "properties")
@@ -87,7 +88,7 @@ def junit_xml(run: EvalRun) -> str:
     for name, value in (
         ("evalSetResultId", result.eval_set_result_id),
         ("appName", run.app_name or None),
-        ("numRuns", str(run.num_runs)),
+        ("numRuns", str(runs)),
         ("overallStatus", summary.overall_status if summary is not None else None),
     ):
         if value:
@@ -128,6 +129,6 @@ def junit_xml(run: EvalRun) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def write_junit(run: EvalRun, path: str | os.PathLike[str]) -> Path:
+def write_junit(run: RunRecord, path: str | os.PathLike[str]) -> Path:
     """Write :func:`junit_xml` of ``run`` to ``path`` atomically; returns the path."""
     return write_text_atomic(path, junit_xml(run))

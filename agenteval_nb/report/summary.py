@@ -7,7 +7,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.stats import wilson_interval
+from ..analysis.passk import num_runs, pass_at_k_frame
+from ..analysis.record import RunRecord
+from ..analysis.stats import summary_frame, wilson_interval
 
 LEVEL = 0.95
 """Confidence level of every interval in the report."""
@@ -27,7 +29,7 @@ class RunRow:
     ci_high: float | None
 
 
-def run_rows(run: Any) -> list[RunRow]:
+def run_rows(run: RunRecord) -> list[RunRow]:
     """One row per run id: status counts and the pass rate over evaluated cases (Wilson CI)."""
     counts: dict[int | None, Counter[str]] = {}
     for run_id, status in run.table("cases").select("run_id", "status").iter_rows():
@@ -46,17 +48,17 @@ def run_rows(run: Any) -> list[RunRow]:
     return rows
 
 
-def metric_rows(run: Any) -> list[dict[str, Any]]:
+def metric_rows(run: RunRecord) -> list[dict[str, Any]]:
     """``run.summary_df()`` as dicts: mean with CI and pass rate with Wilson CI per metric."""
-    return list(run.summary_df(level=LEVEL, backend="polars").to_dicts())
+    return list(summary_frame(run, LEVEL).to_dicts())
 
 
-def pass_at_k_rows(run: Any) -> list[dict[str, Any]]:
+def pass_at_k_rows(run: RunRecord) -> list[dict[str, Any]]:
     """Per k (1..runs): mean per-case pass@k ± SE, unbiased and plug-in pass^k, and the
     eval-set reference pass@k; empty for a single run."""
-    if run.num_runs < 2:
+    if num_runs(run) < 2:
         return []
-    frame = run.pass_at_k_df(backend="polars")
+    frame = pass_at_k_frame(run)
     overall = {r["k"]: r for r in frame.filter(frame["level"] == "overall").to_dicts()}
     reference = {r["k"]: r for r in frame.filter(frame["level"] == "eval_set").to_dicts()}
     rows = []

@@ -65,6 +65,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..offline_flags import SCRIPTED_AGENT_MODEL
 from .fake_server import completion, tool_call
 
 __all__ = [
@@ -74,9 +75,6 @@ __all__ = [
     "ScriptedAgentModel",
     "ToolRule",
 ]
-
-SCRIPTED_AGENT_MODEL = "scripted-agent (offline, not an LLM)"
-"""The ``model`` of every completion of :class:`ScriptedAgentModel` (and its routing name)."""
 
 DEFAULT_FALLBACK = "I am a scripted agent model (not an LLM) and have no answer to that."
 MISTAKES = ("wrong_tool", "wrong_arguments", "skip_tool")

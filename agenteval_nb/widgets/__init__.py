@@ -1,4 +1,5 @@
-"""ipywidgets inspectors: ``inspect(run)`` or ``inspect(ae.compare(a, b))``.
+"""ipywidgets inspectors of a run record or of a comparison: :func:`inspect` (``ae.inspect``,
+:func:`agenteval_nb.views.inspect`, turns whatever it is given into these first).
 
 The inspector is an ``ipywidgets.VBox`` (:class:`~.master.MasterDetail`): display it, or put it
 in your own layout; its methods (``select``, ``filters``, ``next_page`` …) drive it. ipywidgets
@@ -10,8 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.compare import Comparison, compare
-from ..analysis.load import as_run
+from ..analysis.paired import Comparison
+from ..analysis.record import RunRecord
 from .entries import PAGE_SIZE
 
 if TYPE_CHECKING:
@@ -19,31 +20,27 @@ if TYPE_CHECKING:
 
 
 def inspect(
-    run_or_comparison: Any,
+    record_or_comparison: RunRecord | Comparison,
     *,
     page_size: int = PAGE_SIZE,
-    run_a: Any = None,
-    run_b: Any = None,
+    run_a: RunRecord | None = None,
+    run_b: RunRecord | None = None,
     case: Any = None,
 ) -> MasterDetail:
     """A master–detail inspector widget: filters, a paginated list (failures or flips first)
     and the selected case's detail (the same HTML as the report).
 
-    Takes a run — anything :func:`~agenteval_nb.load_run` accepts: an ``EvalRun``, a result
-    model, dict, JSON text or file, a folder with one result — or a comparison from
-    ``ae.compare(a, b)`` (flipped cases first, both runs' details side by side; the runs come
-    from the comparison or from ``run_a``/``run_b``), or a pair ``(run_a, run_b)``, compared
-    first. Anything else is a ``TypeError``. Returns an ``ipywidgets.VBox``.
+    Takes a run record, or a comparison (flipped cases first, both runs' details side by side;
+    the records come from the comparison or from ``run_a``/``run_b``); anything else is a
+    ``TypeError``. Returns an ``ipywidgets.VBox``.
 
     ``case`` opens a case right away: an eval id, an ``(eval_id, run_id)`` pair, or a row of a
     frame (a pandas row from ``run.cases_df().iloc[i]`` or ``df.loc[i]``, a dict from a polars
     ``iter_rows(named=True)``) with ``eval_id`` and, when present, ``run_id``. An unknown case
     is a ``KeyError``.
     """
-    if isinstance(run_or_comparison, tuple) and len(run_or_comparison) == 2:
-        run_or_comparison = compare(*run_or_comparison)
     # the widget modules import ipywidgets: loaded here, when a widget is built
-    widget = _build(run_or_comparison, page_size=page_size, run_a=run_a, run_b=run_b)
+    widget = _build(record_or_comparison, page_size=page_size, run_a=run_a, run_b=run_b)
     if case is not None:
         widget.select(*case_key(case))
     return widget
@@ -66,20 +63,25 @@ def case_key(case: Any) -> tuple[str, int | None]:
     return str(getter("eval_id")), None if missing else int(run_id)
 
 
-def _build(run_or_comparison: Any, *, page_size: int, run_a: Any, run_b: Any) -> MasterDetail:
-    if isinstance(run_or_comparison, Comparison):
+def _build(
+    record_or_comparison: Any,
+    *,
+    page_size: int,
+    run_a: RunRecord | None,
+    run_b: RunRecord | None,
+) -> MasterDetail:
+    if isinstance(record_or_comparison, Comparison):
         from .comparison import inspect_comparison
 
-        return inspect_comparison(
-            run_or_comparison,
-            None if run_a is None else as_run(run_a, "inspect(run_a=…)"),
-            None if run_b is None else as_run(run_b, "inspect(run_b=…)"),
-            page_size=page_size,
-        )
-    run = as_run(run_or_comparison, "ae.inspect")
-    from .inspector import inspect_run
+        return inspect_comparison(record_or_comparison, run_a, run_b, page_size=page_size)
+    if isinstance(record_or_comparison, RunRecord):
+        from .inspector import inspect_run
 
-    return inspect_run(run, page_size=page_size)
+        return inspect_run(record_or_comparison, page_size=page_size)
+    raise TypeError(
+        "widgets.inspect takes a run record or a comparison, got "
+        f"{type(record_or_comparison).__name__}; ae.inspect also takes runs, results and paths"
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -1,13 +1,12 @@
-"""Inspector of one :class:`~agenteval_nb.analysis.run.EvalRun`: case results, failures first."""
+"""Inspector of one run record: case results, failures first."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from markupsafe import Markup
 
-from ..analysis.record import record_flags
+from ..analysis.record import RunRecord, record_flags
 from ..render import render_case
 from ..render.case import metric_rubric_texts
 from ..render.flags import flags_badges
@@ -42,7 +41,7 @@ class RunSource:
     it is shown, or when a text search first reads it.
     """
 
-    def __init__(self, run: Any) -> None:
+    def __init__(self, run: RunRecord) -> None:
         self.run = run
         self.entries = build_entries(run)
         self.rubric_texts = metric_rubric_texts(run.metrics)
@@ -92,7 +91,7 @@ class RunSource:
         )
 
 
-def inspect_run(run: Any, *, page_size: int = PAGE_SIZE) -> MasterDetail:
+def inspect_run(run: RunRecord, *, page_size: int = PAGE_SIZE) -> MasterDetail:
     """The master–detail inspector of ``run`` (see :class:`~.master.MasterDetail`)."""
     title = f"eval set {plain(run.header.eval_set_id)} · {run.num_case_results}"
     return MasterDetail(

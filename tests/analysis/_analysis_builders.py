@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agenteval_nb.analysis.run import EvalRun
 from agenteval_nb.engine.summary import summarize
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.schema import (
     Criterion,
     EvalCaseResult,

@@ -1,4 +1,4 @@
-"""One door for functions that take a run (analysis/load.py ``as_run``), and run numbers a
+"""One door for functions that take a run (runs.py ``as_run``), and run numbers a
 result file cannot back (``numRuns`` / ``runId`` far beyond its records)."""
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import pytest
 from _analysis_builders import status_run
 
 import agenteval_nb as ae
-from agenteval_nb.analysis.load import RunCollection, as_run
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.analysis.record import RunRecord
 from agenteval_nb.engine.summary import SummaryError, check_run_ids
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.io import load_result, save_result
+from agenteval_nb.runs import RunCollection, as_run
 
 DATA = Path(__file__).parent / "data"
 ABSURD_NUM_RUNS = DATA / "absurd_num_runs.evalset_result.json"  # numRuns 1e6, 4 case results
@@ -69,7 +70,7 @@ def test_a_folder_of_several_results_is_not_one_run(saved):
 def test_compare_export_and_inspect_take_paths_and_models(saved, tmp_path):
     result = load_result(saved)
     comparison = ae.compare(saved, result, backend="polars")
-    assert isinstance(comparison.run_a, EvalRun) and isinstance(comparison.run_b, EvalRun)
+    assert isinstance(comparison.run_a, RunRecord) and isinstance(comparison.run_b, RunRecord)
     out = ae.export_html(str(saved), tmp_path / "report.html")
     assert "c1" in out.read_text("utf-8")
     with pytest.raises(TypeError, match="export_html takes a run"):

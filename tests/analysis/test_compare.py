@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 from _analysis_builders import rich_run, scored_run
 
-from agenteval_nb.analysis.compare import STATS_SCHEMA, Comparison, compare
+from agenteval_nb.analysis.paired import STATS_SCHEMA, Comparison
+from agenteval_nb.views import compare
 
 Z = NormalDist().inv_cdf(0.975)
 

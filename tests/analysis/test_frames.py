@@ -13,8 +13,8 @@ from _analysis_builders import LABELS, RUBRICS, rich_run
 
 import agenteval_nb as ae
 from agenteval_nb.analysis import frames
-from agenteval_nb.analysis.load import load_run
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.evalrun import EvalRun
+from agenteval_nb.runs import load_run
 from agenteval_nb.schema import EvalSetResult
 
 KINDS = ["cases", "metrics", "invocations", "rubrics", "samples", "logprobs"]
@@ -312,7 +312,7 @@ def test_go_file_without_extras_or_summary(go_run):
 
 def test_unknown_frame_kind_is_rejected(run):
     with pytest.raises(ValueError, match="unknown frame kind"):
-        frames.frame(run, "turns")
+        frames.frame(run.record, "turns")
 
 
 # -- documentation: one declaration (analysis/columns.py), docs/frames.md generated from it ------

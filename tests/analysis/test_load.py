@@ -10,9 +10,10 @@ import polars as pl
 import pytest
 from _analysis_builders import rich_run, status_run
 
-from agenteval_nb.analysis.load import RunCollection, load_run, parse_pass_nc
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.analysis.passk import parse_pass_nc
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.io import save_result
+from agenteval_nb.runs import RunCollection, load_run
 from agenteval_nb.schema import EvalSetResult, EvalSetResultSummary
 
 SPEC_EXAMPLES = Path(__file__).parents[2] / "data" / "seeds" / "spec_examples"

@@ -10,9 +10,9 @@ from _analysis_builders import rich_run, scored_run
 from matplotlib.figure import Figure
 
 from agenteval_nb import plots
-from agenteval_nb.analysis.compare import compare
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.schema import EvalSetResult
+from agenteval_nb.views import compare
 
 
 @pytest.fixture(scope="module")

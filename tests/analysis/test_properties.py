@@ -9,8 +9,8 @@ from _analysis_builders import case_result, invocation, metric_result, result_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agenteval_nb.analysis.compare import compare
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.evalrun import EvalRun
+from agenteval_nb.views import compare
 
 scores = st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0]))
 

@@ -25,7 +25,7 @@ def test_a_table_is_built_once_and_shared(run, monkeypatch):
         frames.BUILDERS, "metrics", lambda rec: calls.append("metrics") or builder(rec)
     )
     first = run.metrics_df(backend="polars")
-    summary_frame(run)  # reads the same table through across_runs_frame
+    summary_frame(run.record)  # reads the same table through across_runs_frame
     run.compare(run)
     assert run.metrics_df(backend="polars") is first
     assert calls == ["metrics"]

@@ -170,7 +170,7 @@ def test_cluster_errors():
 def test_summary_df_per_metric_and_empty():
     from _analysis_builders import rich_run
 
-    from agenteval_nb.analysis.run import EvalRun
+    from agenteval_nb.evalrun import EvalRun
     from agenteval_nb.schema import EvalSetResult
 
     summary = rich_run().summary_df(backend="polars")

@@ -14,10 +14,10 @@ from agenteval_nb.analysis.frames import across_runs_frame, passes_expr
 from agenteval_nb.engine.aggregate import aggregate_case_runs
 from agenteval_nb.evaluators.llm.aggregators import average, majority_vote
 from agenteval_nb.evaluators.llm.operators import SampleResult
-from agenteval_nb.report import report_html
 from agenteval_nb.report.summary import metric_rows
 from agenteval_nb.schema import EvalMetric, EvalStatus
 from agenteval_nb.schema.status import passes, status_for
+from agenteval_nb.views import report_html
 
 NAN, INF = math.nan, math.inf
 
@@ -149,7 +149,7 @@ def test_unscorable_case_is_failed_in_the_case_aggregation(unscorable_run):
 def test_unscorable_case_is_failed_in_the_frames(unscorable_run):
     metrics = unscorable_run.metrics_df(backend="polars").filter(pl.col("eval_id") == "broken")
     assert metrics["status"].to_list() == ["failed", "failed"]
-    across = across_runs_frame(unscorable_run).filter(pl.col("eval_id") == "broken")
+    across = across_runs_frame(unscorable_run.record).filter(pl.col("eval_id") == "broken")
     assert across["status"].to_list() == ["failed"] and across["passed"].to_list() == [False]
     summary = unscorable_run.summary_df(backend="polars")
     assert summary["n_passed"].to_list() == [1]  # only "fine"
@@ -165,7 +165,7 @@ def test_unscorable_case_is_failed_in_the_comparison(unscorable_run):
 
 
 def test_unscorable_case_is_failed_in_the_report(unscorable_run):
-    (row,) = metric_rows(unscorable_run)
+    (row,) = metric_rows(unscorable_run.record)
     # the NaN mean is left out of the mean (n = 1) but counts as a failure in the pass rate
     assert (row["n"], row["n_passed"], row["pass_rate"]) == (1, 1, 0.5)
     html = report_html(unscorable_run)

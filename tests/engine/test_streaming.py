@@ -232,7 +232,7 @@ def test_case_summaries_are_built_on_request_not_kept(es_path, tmp_path):
     assert run.header.summary.num_runs == 2 and run.header.summary.run_summaries
     built = list(run.case_summaries())
     assert [c.eval_id for c in built] == sorted(f"c{i}" for i in range(N))
-    whole = whole_result(run)
+    whole = whole_result(run.record)
     assert run.streaming and whole.summary.eval_case_summaries == built
     path = run.save(tmp_path / "r.evalset_result.json")
     loaded = ae.load_run(path)

@@ -9,8 +9,8 @@ distributions and swap scoring. ``payload`` is put into every untrusted field.
 
 from __future__ import annotations
 
-from agenteval_nb.analysis.load import with_summary
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.analysis.record import with_summary
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.schema import (
     Criterion,
     EvalCaseResult,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from report_builders import build_run
 
-from agenteval_nb.report import export_html
+from agenteval_nb.views import export_html
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [

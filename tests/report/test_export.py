@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from report_builders import build_run, synthetic_result
 
-from agenteval_nb.analysis.run import EvalRun
 from agenteval_nb.cli import main
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.io import save_result
 from agenteval_nb.render import HEURISTIC_LABEL
-from agenteval_nb.report import export_html, report_html
 from agenteval_nb.report.redact import REDACTED, redact
+from agenteval_nb.views import export_html, report_html
 
 SEED = (
     Path(__file__).parents[2]
@@ -218,8 +218,8 @@ def test_summary_failure_becomes_a_note(tmp_path, monkeypatch):
 
 def test_scripted_agent_banner(tmp_path):
     from agenteval_nb.offline_flags import SCRIPTED_AGENT_LABEL
-    from agenteval_nb.report.export import report_html
     from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+    from agenteval_nb.views import report_html
 
     run = build_run()
     assert 'id="scripted-agent-warning"' not in report_html(run)

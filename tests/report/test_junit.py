@@ -45,7 +45,7 @@ def _run() -> ae.EvalRun:
 
 
 def test_one_testcase_per_case_and_run_with_outcomes():
-    root = ET.fromstring(junit_xml(_run()))
+    root = ET.fromstring(junit_xml(_run().record))
     suite = root.find("testsuite")
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert list(cases) == ["a [run 1]", "a [run 2]", "b [run 1]", "b [run 2]"]
@@ -78,7 +78,7 @@ def test_long_messages_are_cut_but_the_body_keeps_everything(tmp_path):
             ],
         }
     )
-    path = write_junit(run, tmp_path / "deep" / "junit.xml")
+    path = write_junit(run.record, tmp_path / "deep" / "junit.xml")
     failure = ET.parse(path).getroot().find("testsuite/testcase/failure")
     assert len(failure.get("message")) == MESSAGE_LIMIT
     assert reason in failure.text

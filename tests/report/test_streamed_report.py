@@ -9,9 +9,8 @@ import pytest
 from streamed_support import Decodes, streamed_run
 
 import agenteval_nb as ae
-from agenteval_nb.report import export_html
-from agenteval_nb.report.export import report_html
 from agenteval_nb.report.junit import junit_xml
+from agenteval_nb.views import export_html, report_html
 
 N = 3000
 DETAILED = 7
@@ -60,7 +59,7 @@ def test_report_of_a_loaded_run_decodes_one_case_per_unknown_metric_holder(
 
 def test_junit_decodes_nothing(run, monkeypatch):
     decodes = Decodes(monkeypatch)
-    xml = junit_xml(run)
+    xml = junit_xml(run.record)
     assert decodes.results == decodes.cases == 0
     assert run.streaming
     assert xml.count("<testcase ") == N

@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 import pytest
 from report_builders import build_run, case_result
 
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.render import render_case
-from agenteval_nb.report import export_html, report_html
 from agenteval_nb.schema import EvalSetResult
+from agenteval_nb.views import export_html, report_html
 
 PAYLOADS = [
     "<script>alert(1)</script>",
@@ -105,7 +105,7 @@ def many_payload_run() -> EvalRun:
     result = EvalSetResult(
         eval_set_result_id="xss", eval_set_id=f"set{PAYLOADS[0]}", eval_case_results=cases
     )
-    from agenteval_nb.analysis.load import with_summary
+    from agenteval_nb.analysis.record import with_summary
 
     return EvalRun(result=with_summary(result)[0])
 
@@ -139,7 +139,7 @@ def test_report_escapes_payload(payload, no_charts):
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_widget_detail_escapes_payload(payload):
-    from agenteval_nb.widgets import inspect
+    from agenteval_nb.views import inspect
 
     w = inspect(build_run(payload))
     seen = [w.detail.value]

@@ -8,9 +8,9 @@ import pytest
 from report_builders import build_run, case_result, synthetic_result
 
 import agenteval_nb.widgets.inspector as inspector_module
-from agenteval_nb.analysis.run import EvalRun
+from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.render import HEURISTIC_LABEL
-from agenteval_nb.widgets import inspect
+from agenteval_nb.views import inspect
 
 
 def labels(w) -> list[str]:
@@ -175,7 +175,7 @@ def runs() -> tuple[EvalRun, EvalRun]:
 
 
 def test_comparison_flipped_first_side_by_side(runs):
-    from agenteval_nb.analysis.compare import compare
+    from agenteval_nb.views import compare
 
     a, b = runs
     w = inspect(compare(a, b, labels=("base", "new")), run_a=a, run_b=b)
@@ -199,14 +199,14 @@ def test_comparison_from_a_pair_of_runs(runs):
 
 
 def test_inspect_of_a_comparison_uses_the_runs_it_holds(runs):
-    from agenteval_nb.analysis.compare import compare
+    from agenteval_nb.views import compare
 
     w = inspect(compare(*runs))
     assert "<h3>first run</h3>" in w.detail.value and "<h3>second run</h3>" in w.detail.value
 
 
 def test_comparison_without_runs_shows_the_diff_table(runs):
-    from agenteval_nb.analysis.compare import compare
+    from agenteval_nb.views import compare
 
     cmp = compare(*runs)
     cmp.run_a = cmp.run_b = None
