@@ -45,7 +45,7 @@ from ..settings import config
 from .columns import COLUMNS, SCHEMAS, STRS
 
 if TYPE_CHECKING:
-    from .record import RunRecord as EvalRun
+    from .record import RunRecord
 
 _STR = pl.String
 _INT = pl.Int64
@@ -632,7 +632,7 @@ def combine_runs_exprs(score: pl.Expr, status: pl.Expr, threshold: pl.Expr) -> l
     ]
 
 
-def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
+def across_runs_frame(record: RunRecord, by: str = "case") -> pl.DataFrame:
     """One row per key over all runs: ``by="case"`` keys ``(eval_id, metric_name)`` (overall
     metric results), ``by="invocation"`` keys ``(eval_id, invocation_index, metric_name)``.
 
@@ -643,9 +643,9 @@ def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
     if by not in ("case", "invocation"):
         raise ValueError(f'by must be "case" or "invocation", got {by!r}')
     if by == "case":
-        keys, rows = ["eval_id", "metric_name"], run.table("metrics")
+        keys, rows = ["eval_id", "metric_name"], record.table("metrics")
     else:
-        keys, rows = ["eval_id", "invocation_index", "metric_name"], run.table("invocations")
+        keys, rows = ["eval_id", "invocation_index", "metric_name"], record.table("invocations")
     reduced = rows.group_by(keys, maintain_order=True).agg(
         combine_runs_exprs(pl.col("score"), pl.col("status"), pl.col("threshold"))
     )
@@ -654,10 +654,10 @@ def across_runs_frame(run: EvalRun, by: str = "case") -> pl.DataFrame:
     ).select([*keys, "score", "threshold", "status", "passed", "n_runs"])
 
 
-def frame(run: EvalRun, kind: str, backend: str | None = None) -> Any:
+def frame(record: RunRecord, kind: str, backend: str | None = None) -> Any:
     """The ``kind`` table of the record (:meth:`~.record.RunRecord.table`) in ``backend``."""
     if kind not in BUILDERS:
         known = sorted(BUILDERS)
         raise ValueError(f"unknown frame kind {kind!r}; expected one of {known}")
     resolve_backend(backend)
-    return to_backend(run.table(kind), backend)
+    return to_backend(record.table(kind), backend)
