@@ -334,6 +334,6 @@ class Progress:
 
 
 def _bar(total: int, desc: str) -> Any:
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
     return tqdm(total=total, desc=desc, unit="case")

@@ -9,7 +9,7 @@
   (:func:`~.case.evaluate_case`), between the BeforeEvaluateCase and AfterEvaluateCase
   callbacks (an error there fails the evaluation: ``run <id> evaluate: <error>``), and hand the
   case result to the evaluation's :class:`Finished`, which passes it on to the sink.
-* :func:`run_case` — one case end to end: ``evaluate_stage(infer_stage(case))``.
+* :func:`infer_then_evaluate` — one case end to end: ``evaluate_stage(infer_stage(case))``.
 
 With an executor (``RunState.runner``) the case's turns and its score are computed where the
 executor runs it; the inference stage brings both back (``Inferred.evaluated``) and the
@@ -180,7 +180,7 @@ async def evaluate_stage(run: RunState, inferred: Inferred | Unloaded) -> EvalCa
     return _finish(run, inferred.index, case, result)
 
 
-async def run_case(run: RunState, index: int) -> EvalCaseResult:
+async def infer_then_evaluate(run: RunState, index: int) -> EvalCaseResult:
     """Case ``index`` end to end: evaluated as soon as its turns are in."""
     return await evaluate_stage(run, await infer_stage(run, index))
 

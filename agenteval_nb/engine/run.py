@@ -4,9 +4,9 @@ Per run (:func:`run_one`): BeforeInferenceSet, then the cases in one of two comp
 stages of :mod:`.phases`, at most :func:`~.options.case_pool_size` cases in flight, then
 AfterEvaluateSet:
 
-* **streaming** (the default, and always on an executor): :func:`~.phases.run_case` per case —
-  a case is loaded when its turn comes, evaluated as soon as its turns are in, handed to the
-  sink and dropped;
+* **streaming** (the default, and always on an executor): :func:`~.phases.infer_then_evaluate`
+  per case — a case is loaded when its turn comes, evaluated as soon as its turns are in,
+  handed to the sink and dropped;
 * **all inferences first**, only when callbacks sit between the phases (AfterInferenceSet,
   BeforeEvaluateSet see the whole set): the inference stage over every case, those callbacks,
   then the evaluation stage over every inference.
@@ -52,7 +52,7 @@ from .phases import (
     evaluate_stage,
     fire_or_fail,
     infer_stage,
-    run_case,
+    infer_then_evaluate,
 )
 from .pool import for_each_bounded, map_bounded
 from .summary import SummaryParts, summary_parts
@@ -211,19 +211,40 @@ async def _run_evaluation(
     collected = CollectedResults() if options.sink is None else None
     sink: ResultSink = options.sink or collected  # type: ignore[assignment]
     evaluation = Evaluation(options, app_name, plan, Finished(sink))
-    offsets = _offsets(run_sets, options.case_ids)
+    await run_all(evaluation, run_sets)
+    warnings.extend(_load_warning(evaluation.finished.load_errors))
+    result, parts = summarise(evaluation, run_sets[0].header.eval_set_id, len(run_sets), collected)
+    return EngineOutput(
+        result=result,
+        summary_parts=parts,
+        sources=_unique(run_sets),
+        metrics=list(metrics),
+        warnings=warnings,
+        app_name=app_name,
+        elapsed_s=time.perf_counter() - started,
+    )
+
+
+async def run_all(evaluation: Evaluation, run_sets: Sequence[CaseSource]) -> None:
+    """Runs 1..N one after the other, or all at once with ``runs_parallel``."""
+    offsets = _offsets(run_sets, evaluation.options.case_ids)
     runs = [(run_id, source, offsets[run_id - 1]) for run_id, source in enumerate(run_sets, 1)]
-    if options.runs_parallel and len(runs) > 1:
+    if evaluation.options.runs_parallel and len(runs) > 1:
         await asyncio.gather(*(run_one(evaluation, *run) for run in runs))
     else:
         for run in runs:
             await run_one(evaluation, *run)
 
-    warnings.extend(_load_warning(evaluation.finished.load_errors))
-    set_id = run_sets[0].header.eval_set_id
+
+def summarise(
+    evaluation: Evaluation, set_id: str, num_runs: int, collected: CollectedResults | None
+) -> tuple[EvalSetResult, SummaryParts | None]:
+    """The evaluation's result, summarised from its case outcomes: whole when the engine
+    collected the case results; else its summary's head, with the summary's parts."""
+    app_name = evaluation.app_name
     result_id = f"{app_name}_{set_id}_{uuid.uuid4()}"
     outcomes = evaluation.finished.outcomes
-    parts = summary_parts([outcomes[p] for p in sorted(outcomes)], len(run_sets))
+    parts = summary_parts([outcomes[p] for p in sorted(outcomes)], num_runs)
     result = EvalSetResult(
         eval_set_result_id=result_id,
         eval_set_result_name=result_id,
@@ -232,15 +253,7 @@ async def _run_evaluation(
         summary=parts.whole() if collected is not None else parts.head,
         creation_timestamp=time.time(),
     )
-    return EngineOutput(
-        result=result,
-        summary_parts=None if collected is not None else parts,
-        sources=_unique(run_sets),
-        metrics=list(metrics),
-        warnings=warnings,
-        app_name=app_name,
-        elapsed_s=time.perf_counter() - started,
-    )
+    return result, None if collected is not None else parts
 
 
 _BETWEEN_PHASES = (CallbackPoint.AFTER_INFERENCE_SET, CallbackPoint.BEFORE_EVALUATE_SET)
@@ -273,7 +286,7 @@ async def run_one(evaluation: Evaluation, run_id: int, source: CaseSource, offse
         if _has(options.callbacks, *_BETWEEN_PHASES):
             results = await infer_all_then_evaluate(run, pool)
         else:
-            results = await _each_case(run, run_case, range(len(selected)), pool)
+            results = await _each_case(run, infer_then_evaluate, range(len(selected)), pool)
         await fire_or_fail(run, "evaluate", CallbackPoint.AFTER_EVALUATE_SET, result=results)
     finally:
         if runner is not None:
