@@ -1,10 +1,16 @@
-"""The user-facing entry points: ``evaluate`` and ``evaluate_async``."""
+"""The user-facing entry points: ``evaluate`` and ``evaluate_async``.
+
+``evaluate_async`` reads top to bottom: check the keywords, open what the evaluation uses (the
+judge client, progress bars, the record builder), build the engine's options once, run the
+engine, close what was opened, then build the :class:`EvalRun` (and save it when asked).
+"""
 
 from __future__ import annotations
 
 import os
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +21,15 @@ from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
 from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
-from .engine.run import (
+from .engine.options import (
     EngineOptions,
-    plan_runs,
+    case_executor,
+    case_id_list,
     positive_int,
-    run_evaluation,
-    selected_indices,
+    positive_seconds,
+    uuid_session_id,
 )
+from .engine.run import EngineOutput, plan_runs, run_evaluation, selected_indices
 from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
@@ -117,9 +125,33 @@ async def evaluate_async(
 
     Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars.
     """
+    # the keywords, checked (nothing is opened yet)
     sets = _sources(evalset)
     registry = registry or Registry.default()
-    context = EvaluationContext(hooks=registry.hooks())
+    num_runs = positive_int("num_runs", num_runs)
+    parallelism = (
+        None if case_parallelism is None else positive_int("case_parallelism", case_parallelism)
+    )
+    ids = case_id_list(case_ids)
+    total = _case_count(plan_runs(sets, num_runs), ids)
+    agents = _agents(agent, expected_agent, user_simulator, tool_mock_agent, agent_timeout)
+    where = case_executor(executor)
+    metric_list = load_metrics(metrics)  # type: ignore[arg-type]
+    extras = _judge_extras(judge, judge_num_samples)
+    judge_settings = JudgeSettings(
+        judge=judge,
+        cache=cache,
+        concurrency=judge_concurrency,
+        max_retries=judge_max_retries,
+        timeout=judge_timeout,
+        requests_per_minute=requests_per_minute,
+        price_table=price_table,
+    )
+    # what the evaluation uses, opened; its options, built once
+    client, owns_client = open_judge(judge_settings, metric_list)
+    context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
+    bars = Progress.open(total, agents.runs_agents) if progress else Progress()
+    builder = RecordBuilder(metric_list)
     options = EngineOptions(
         registry=registry,
         context=context,
@@ -127,70 +159,47 @@ async def evaluate_async(
         app_name=app_name,
         callbacks=callbacks,
         case_aggregator=case_aggregator,
-        case_parallelism=case_parallelism,
+        case_parallelism=parallelism,
         runs_parallel=runs_parallel,
-        case_ids=case_ids,
+        case_ids=None if ids is None else tuple(ids),
+        session_id_factory=session_id_factory or uuid_session_id,
+        on_case_done=bars.case_done,
+        on_case_inferred=bars.case_inferred,
+        agents=agents,
+        executor=where,
+        sink=builder,
     )
-    run_sets = plan_runs(sets, options.num_runs)
-    agents = AgentSetup(
-        agent=None if agent is None else as_agent(agent),
-        expected_agent=None if expected_agent is None else as_agent(expected_agent),
-        tool_mock_agent=None if tool_mock_agent is None else as_agent(tool_mock_agent),
-        user_simulator=None if user_simulator is None else as_user_simulator(user_simulator),
-        timeout_s=_positive_or_none(agent_timeout, "agent_timeout"),
-    )
-    agents.secrets = describe_agent_secrets(
-        agents.agent, agents.expected_agent, agents.tool_mock_agent, agents.user_simulator
-    )
-    options.agents = agents
-    options.executor = _executor(executor)
-    metric_list = load_metrics(metrics)  # type: ignore[arg-type]
-    if judge_num_samples is not None:
-        if judge is None:
-            raise ValueError("judge_num_samples needs an injected judge")
-        context.extras["judge_num_samples"] = positive_int("judge_num_samples", judge_num_samples)
-    owned_client = None
-    if judge is not None or any(_uses_judge(m) for m in metric_list):
-        from .judge import JudgeClient
-
-        if isinstance(judge, JudgeClient):
-            context.judge = judge
-        else:
-            owned_client = JudgeClient(
-                judge=judge,
-                cache=None if judge is not None else cache,
-                max_concurrency=judge_concurrency,
-                max_retries=judge_max_retries,
-                timeout=judge_timeout,
-                requests_per_minute=requests_per_minute,
-                price_table=price_table,
-            )
-            context.judge = owned_client
-    total = _case_count(run_sets, options)
-    bar = _progress_bar(total) if progress else None
-    runs_agents = agents.runs_agents
-    inference_bar = _progress_bar(total, "inference") if progress and runs_agents else None
-    if bar is not None:
-        options.on_case_done = bar.update
-    if inference_bar is not None:
-        options.on_case_inferred = inference_bar.update
-    if session_id_factory is not None:
-        options.session_id_factory = session_id_factory
-    builder = RecordBuilder(metric_list)
-    options.sink = builder
+    # the run, then the EvalRun
     try:
         out = await run_evaluation(sets, metric_list, options)
     finally:
-        for each in (inference_bar, bar):
-            if each is not None:
-                each.close()
+        bars.close()
         await close_agents(agents)
-        if owned_client is not None:
-            await owned_client.aclose()
-        elif context.judge is not None:
-            await context.judge.close_loop_clients()
+        await close_judge(client, owns_client)
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
+    return evaluation_run(out, builder, context, agents, results_dir, result_store)
+
+
+@sync_twin(evaluate_async)
+def evaluate() -> EvalRun:  # type: ignore[empty-body]
+    """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun`.
+
+    Works in a plain script and inside a running event loop (Jupyter): there the engine runs on
+    a private loop in a worker thread.
+    """
+
+
+def evaluation_run(
+    out: EngineOutput,
+    builder: RecordBuilder,
+    context: EvaluationContext,
+    agents: AgentSetup,
+    results_dir: str | os.PathLike[str] | None,
+    result_store: Any,
+) -> EvalRun:
+    """The :class:`EvalRun` of a finished evaluation, saved to ``result_store`` (or a local
+    store in ``results_dir``) when one is given."""
     parts = out.summary_parts
     record = builder.record(
         out.result,
@@ -220,44 +229,111 @@ async def evaluate_async(
     return run
 
 
-@sync_twin(evaluate_async)
-def evaluate() -> EvalRun:  # type: ignore[empty-body]
-    """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun`.
-
-    Works in a plain script and inside a running event loop (Jupyter): there the engine runs on
-    a private loop in a worker thread.
-    """
-
-
-def _case_count(run_sets: Sequence[CaseSource], options: EngineOptions) -> int:
+def _case_count(run_sets: Sequence[CaseSource], case_ids: Sequence[str] | None) -> int:
     """Cases the engine will evaluate over all runs (the progress bars' total)."""
-    return sum(len(selected_indices(source, options.case_ids)) for source in run_sets)
+    return sum(len(selected_indices(source, case_ids)) for source in run_sets)
+
+
+def _agents(
+    agent: Any, expected_agent: Any, user_simulator: Any, tool_mock_agent: Any, timeout: Any
+) -> AgentSetup:
+    """The evaluation's agents, their turn timeout and the secrets they hold (redacted from
+    every failure message)."""
+    roles: dict[str, Any] = {
+        "agent": None if agent is None else as_agent(agent),
+        "expected_agent": None if expected_agent is None else as_agent(expected_agent),
+        "tool_mock_agent": None if tool_mock_agent is None else as_agent(tool_mock_agent),
+        "user_simulator": None if user_simulator is None else as_user_simulator(user_simulator),
+    }
+    return AgentSetup(
+        **roles,
+        timeout_s=positive_seconds("agent_timeout", timeout),
+        secrets=describe_agent_secrets(*roles.values()),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """The judge keywords of :func:`evaluate_async` (``judge``: an injected judge or None)."""
+
+    judge: Any
+    cache: bool | str | os.PathLike[str]
+    concurrency: int
+    max_retries: int
+    timeout: float | None
+    requests_per_minute: float | None
+    price_table: dict[str, tuple[float, float]] | None
 
 
 def _uses_judge(metric: EvalMetric) -> bool:
     return metric.criterion is not None and metric.criterion.llm_judge is not None
 
 
-def _executor(executor: str | CaseExecutor) -> CaseExecutor | None:
-    """``None`` for the local executor, else the given :class:`CaseExecutor`."""
-    if executor == "local":
-        return None
-    if isinstance(executor, CaseExecutor):
-        return executor
-    raise TypeError(
-        f"executor must be 'local' or an executor such as ae.RayExecutor(...), got {executor!r}"
+def _judge_extras(judge: Any, judge_num_samples: int | None) -> dict[str, Any]:
+    """The context extras for an injected judge's sample count (SPEC §4.1)."""
+    if judge_num_samples is None:
+        return {}
+    if judge is None:
+        raise ValueError("judge_num_samples needs an injected judge")
+    return {"judge_num_samples": positive_int("judge_num_samples", judge_num_samples)}
+
+
+def open_judge(settings: JudgeSettings, metrics: Sequence[EvalMetric]) -> tuple[Any, bool]:
+    """The evaluation's judge service and whether the evaluation owns it: a given
+    ``JudgeClient`` as is; else, when a judge is injected or a metric has ``llmJudge``, a new
+    client (the injected judge is never cached); else None."""
+    if settings.judge is None and not any(_uses_judge(m) for m in metrics):
+        return None, False
+    from .judge import JudgeClient
+
+    if isinstance(settings.judge, JudgeClient):
+        return settings.judge, False
+    client = JudgeClient(
+        judge=settings.judge,
+        cache=None if settings.judge is not None else settings.cache,
+        max_concurrency=settings.concurrency,
+        max_retries=settings.max_retries,
+        timeout=settings.timeout,
+        requests_per_minute=settings.requests_per_minute,
+        price_table=settings.price_table,
     )
+    return client, True
 
 
-def _positive_or_none(value: float | None, name: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
-    return float(value)
+async def close_judge(client: Any, owned: bool) -> None:
+    """Close an owned client; a given one only lets go of this loop's HTTP clients."""
+    if owned:
+        await client.aclose()
+    elif client is not None:
+        await client.close_loop_clients()
 
 
-def _progress_bar(total: int, desc: str = "cases") -> Any:
-    from tqdm.auto import tqdm
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """The tqdm bars of an evaluation: cases done, and cases inferred when agents run."""
+
+    cases: Any = None
+    inference: Any = None
+
+    @classmethod
+    def open(cls, total: int, runs_agents: bool) -> Progress:
+        return cls(_bar(total, "cases"), _bar(total, "inference") if runs_agents else None)
+
+    @property
+    def case_done(self) -> Callable[[], Any] | None:
+        return None if self.cases is None else self.cases.update
+
+    @property
+    def case_inferred(self) -> Callable[[], Any] | None:
+        return None if self.inference is None else self.inference.update
+
+    def close(self) -> None:
+        for bar in (self.inference, self.cases):
+            if bar is not None:
+                bar.close()
+
+
+def _bar(total: int, desc: str) -> Any:
+    from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
     return tqdm(total=total, desc=desc, unit="case")

@@ -6,7 +6,10 @@ callback of a run (the reference propagates a context the same way). The first e
 that point and is reported as ``<Point> callback[<idx>] (<name>): <error>``.
 
 What a callback error does: Before/AfterInferenceCase ⇒ that case's inference fails;
-every other point ⇒ the whole evaluation fails with :class:`CallbackError`.
+every other point ⇒ the whole evaluation fails with
+:class:`~agenteval_nb.engine.phases.EvaluationError` ``run <id> inference|evaluate: <error>``
+(caused by the :class:`CallbackError`). AfterInferenceSet and BeforeEvaluateSet make a run
+infer every case before it evaluates any (:mod:`agenteval_nb.engine.run`).
 """
 
 from __future__ import annotations
