@@ -14,8 +14,8 @@ from .._gc import gc_frozen, gc_paused
 from ..errors import ConfigError, FormatError
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
+from ..io import CaseSource, as_source
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult, EvalStatus
-from ..sources import CaseSource, as_source
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .case import PlannedMetric, evaluate_case, plan_metric
