@@ -65,7 +65,7 @@ def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
     if isinstance(src, str) and is_json_text(src):
         return decode_text(src, "<text>", max_depth), "<text>"
     if isinstance(src, BaseModel):
-        raise TypeError(f"expected a path, JSON text or data, not a {type(src).__name__} model")
+        raise TypeError(f"expected a path, JSON text or data, got a model ({type(src).__name__})")
     path = Path(os.fspath(src))
     try:
         text = path.read_text(encoding="utf-8")
