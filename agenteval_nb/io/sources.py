@@ -132,9 +132,9 @@ _ADK_PROBE = 5
 
 
 def as_source(src: Source | EvalSet | CaseSource) -> CaseSource:
-    """``src`` as a case source that meets the entry rules: sources as they are (checked when
-    they were made), eval set models checked and wrapped, anything else through
-    :func:`open_evalset`."""
+    """``src`` as a case source that meets the entry rules: sources as they are (ours were
+    checked when they were made; a caller's own :class:`CaseSource` is trusted), eval set models
+    checked and wrapped, anything else through :func:`open_evalset`."""
     if isinstance(src, (ModelCases, StreamedCases)):
         return src
     if isinstance(src, EvalSet):
