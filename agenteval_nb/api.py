@@ -33,9 +33,8 @@ from .engine.run import EngineOutput, plan_runs, run_evaluation, selected_indice
 from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
-from .io import Source, load_metrics
+from .io import CaseSource, Source, as_source, load_metrics
 from .schema import EvalMetric, EvalSet
-from .sources import CaseSource, as_source
 from .syncio import sync_twin
 
 EvalSetInput = Source | EvalSet

@@ -23,11 +23,19 @@ from typing import Any
 
 from .._gc import gc_paused
 from ..engine.summary import SummaryError, check_run_ids, check_run_numbers
-from ..entry_rules import OBJECT_SOURCE
 from ..errors import FormatError
-from ..io import Source, is_json_text, load_evalset, load_metrics, load_result, preview
+from ..io import (
+    OBJECT_SOURCE,
+    Source,
+    StreamedResult,
+    is_json_text,
+    load_evalset,
+    load_metrics,
+    load_result,
+    open_result,
+    preview,
+)
 from ..schema import EvalMetric, EvalSet, EvalSetResult, EvalStatus, summarize_statuses
-from ..sources import StreamedResult, open_result
 from .record import RecordBuilder, RunRecord, with_summary
 
 RESULT_SUFFIX = ".evalset_result.json"

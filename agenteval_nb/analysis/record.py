@@ -5,9 +5,9 @@ The record is data, in one of two forms:
 * **streamed** (``ae.evaluate``, ``ae.load_run`` of a result file): the frame tables
   (:data:`~.columns.FRAME_COLUMNS`) were built while the case results streamed past
   (:class:`RecordBuilder`, a batch of models at a time), and each case result is kept as its
-  result-file text (:class:`~agenteval_nb.details.CaseDetails`), decoded only when asked for
+  result-file text (:class:`~agenteval_nb.io.case_texts.CaseDetails`), decoded only when asked for
   (:meth:`RunRecord.case_result`, the inspector, the report's detailed cases). The eval sets
-  are their :class:`~agenteval_nb.sources.CaseSource`\\ s: a case is validated when shown.
+  are their :class:`~agenteval_nb.io.sources.CaseSource`\\ s: a case is validated when shown.
 * **model** (``RunRecord(result=...)``, or after reading ``record.result``): the result model
   is the truth and the tables are built from it on first read.
 
@@ -30,12 +30,17 @@ from typing import Any, Protocol, runtime_checkable
 import polars as pl
 
 from .._gc import gc_paused
-from ..details import CaseDetails, save_details
 from ..engine.summary import check_run_ids, summarize
-from ..io import case_result_texts, save_result
+from ..io import (
+    CaseDetails,
+    CaseSource,
+    ModelCases,
+    case_result_texts,
+    save_details,
+    save_result,
+)
 from ..offline_flags import run_flags
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
-from ..sources import CaseSource, ModelCases
 from .frames import BUILDERS, TableInput
 
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import FormatError
+from ..io import CaseSource
 from ..schema import EvalCase, EvalCaseResult, EvalStatus
-from ..sources import CaseSource
 from .callbacks import CallbackEvent, CallbackPoint
 from .case import PlannedMetric, evaluate_case
 from .executor import CaseRunner

@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 from .._gc import gc_frozen, gc_paused
 from ..errors import ConfigError
 from ..evaluators.registry import Registry
+from ..io import CaseSource, as_source
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
-from ..sources import CaseSource, as_source
 from .callbacks import CallbackPoint, Callbacks
 from .case import PlannedMetric, plan_metric
 from .executor import CaseJob, CaseRunner
@@ -109,7 +109,7 @@ class EngineOutput:
 
 def plan_runs(evalsets: Sequence[EvalSet | CaseSource], num_runs: int) -> list[Any]:
     r"""The eval set of each run 1..N: one set repeated ``num_runs`` times, or several sets as the
-    recorded runs of one eval set (eval set models or :class:`~agenteval_nb.sources.CaseSource`\ s,
+    recorded runs of one eval set (eval set models or :class:`~agenteval_nb.io.CaseSource`\ s,
     returned as given).
 
     Raises :class:`~agenteval_nb.errors.ConfigError` when no set is given, when sets given

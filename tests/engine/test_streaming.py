@@ -14,11 +14,16 @@ from _builders import METRIC, ExactAnswer, evalset, registry_with, trace_case
 import agenteval_nb as ae
 from agenteval_nb.analysis.frames import BUILDERS
 from agenteval_nb.analysis.record import RecordBuilder, RunRecord, whole_result
-from agenteval_nb.details import CaseDetails
 from agenteval_nb.errors import FormatError
-from agenteval_nb.io import load_result, save_result
+from agenteval_nb.io import (
+    CaseDetails,
+    ModelCases,
+    StreamedCases,
+    load_result,
+    open_evalset,
+    save_result,
+)
 from agenteval_nb.schema import EvalSetResult
-from agenteval_nb.sources import ModelCases, StreamedCases, open_evalset
 
 N = 40
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import agenteval_nb as ae
-from agenteval_nb.entry_rules import MAX_DEPTH
+from agenteval_nb.io import MAX_DEPTH
 
 GOOD_CASES = 6
 BAD_AT = f"$.evalCases[{GOOD_CASES}]"

@@ -334,3 +334,9 @@ def test_streamed_result_file_equals_the_one_piece_dump(tmp_path):
         path = ae.save_result(variant, tmp_path / "r.evalset_result.json")
         assert path.read_text() == dumps(variant)
         assert ae.load_result(path) == variant
+
+
+def test_a_model_of_another_kind_is_named_not_opened_as_a_path():
+    result = ae.load_result({"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": []})
+    with pytest.raises(TypeError, match=r"got a model \(EvalSetResult\)"):
+        ae.load_evalset(result)

@@ -11,6 +11,7 @@ import pytest
 
 from agenteval_nb import io
 from agenteval_nb.analysis.record import with_summary
+from agenteval_nb.io import gowriter
 from agenteval_nb.schema import EvalSetResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
@@ -25,9 +26,9 @@ def _result(n: int) -> EvalSetResult:
 
 @pytest.mark.parametrize("batch", [1, 2, 256])
 def test_streamed_pieces_concatenate_to_dumps(monkeypatch, batch):
-    monkeypatch.setattr(io, "_BATCH", batch)
+    monkeypatch.setattr(gowriter, "_BATCH", batch)
     result = _result(7)
-    streamed = "".join(io.go_escape(piece) for piece in io._result_chunks(result))
+    streamed = "".join(io.go_escape(piece) for piece in gowriter.result_chunks(result))
     assert streamed == io.dumps(result)
     assert len(json.loads(streamed)["summary"]["evalCaseSummaries"]) == 7
 
@@ -35,5 +36,5 @@ def test_streamed_pieces_concatenate_to_dumps(monkeypatch, batch):
 def test_a_nan_score_is_written_as_null_in_both(monkeypatch):
     result = _result(2)
     result.eval_case_results[0].overall_eval_metric_results[0].score = math.nan
-    streamed = "".join(io.go_escape(piece) for piece in io._result_chunks(result))
+    streamed = "".join(io.go_escape(piece) for piece in gowriter.result_chunks(result))
     assert streamed == io.dumps(result)

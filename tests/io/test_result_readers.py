@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import agenteval_nb as ae
-from agenteval_nb.sources import open_result
+from agenteval_nb.io import open_result
 
 GO_RESULT = (
     Path(__file__).resolve().parents[2]

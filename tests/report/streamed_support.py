@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import agenteval_nb as ae
-from agenteval_nb.details import CaseDetails
-from agenteval_nb.sources import StreamedCases
+from agenteval_nb.io import CaseDetails, StreamedCases
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 

@@ -3,16 +3,17 @@
 The engine reads cases through :class:`CaseSource`, so that a large eval set file is never one
 model in memory. :func:`open_evalset` splits a Go-format file into its header and each case's
 raw JSON in one fast pass (msgspec ``Raw``, no objects built), pre-reads the ``evalId``\\ s, and
-validates a case (the same decoder and pydantic model as :func:`~agenteval_nb.io.load_evalset`)
-only when :meth:`CaseSource.case` is called. An eval set model, a dict, or a file of another
-shape (google-adk, trpc-agent-python) is loaded whole and served by :class:`ModelCases`.
+validates a case (the same decoder and pydantic model as
+:func:`~agenteval_nb.io.loaders.load_evalset`) only when :meth:`CaseSource.case` is called. An
+eval set model, a dict, or a file of another shape (google-adk, trpc-agent-python) is loaded
+whole and served by :class:`ModelCases`. A result file splits the same way (:func:`open_result`).
 
-Rules: every form meets the entry rules of :mod:`agenteval_nb.entry_rules` before any case is
-used (:func:`as_source`): a model through :func:`~agenteval_nb.io.load_evalset`; a streamed
-file by one scan of its bytes (a file that may break the depth or number rule is loaded whole,
-so its error is the loader's) and its pre-read ``evalId``\\ s. A file that cannot be split (not
-JSON, not an object, ``evalCases`` not an array of objects with string ``evalId``\\ s) is
-loaded whole too. A case that fails validation in a streamed set raises
+Rules: every form meets the entry rules of :mod:`agenteval_nb.io.entry_rules` before any case
+is used (:func:`as_source`): a model through :func:`~agenteval_nb.io.loaders.load_evalset`; a
+streamed file by one scan of its bytes (a file that may break the depth or number rule is
+loaded whole, so its error is the loader's) and its pre-read ``evalId``\\ s. A file that cannot
+be split (not JSON, not an object, ``evalCases`` not an array of objects with string
+``evalId``\\ s) is loaded whole too. A case that fails validation in a streamed set raises
 :class:`~agenteval_nb.errors.FormatError` with the file and the JSON path below
 ``$.evalCases[i]`` when it is used (that case fails, the others run).
 """
@@ -27,21 +28,13 @@ from typing import Protocol, runtime_checkable
 
 import msgspec
 
-from .adk import looks_like_adk
-from .entry_rules import check_eval_ids
-from .io import (
-    MAX_DEPTH,
-    RESULT_EXTRA_DEPTH,
-    Source,
-    check_kind,
-    decode_json,
-    is_json_text,
-    load_evalset,
-    scan_file,
-    short_digit_runs,
-    validate_model,
-)
-from .schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
+from ..adk import looks_like_adk
+from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
+from .decoding import decode_json
+from .documents import check_kind, validate_model
+from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH, check_eval_ids
+from .jsonscan import scan_file, short_digit_runs
+from .loaders import Source, is_json_text, load_evalset
 
 
 @runtime_checkable
@@ -139,13 +132,15 @@ _ADK_PROBE = 5
 
 
 def as_source(src: Source | EvalSet | CaseSource) -> CaseSource:
-    """``src`` as a case source that meets the entry rules: sources as they are (checked when
-    they were made), eval set models checked and wrapped, anything else through
-    :func:`open_evalset`."""
+    """``src`` as a case source that meets the entry rules: sources as they are (ours were
+    checked when they were made; a caller's own :class:`CaseSource` is trusted), eval set models
+    checked and wrapped, anything else through :func:`open_evalset`."""
     if isinstance(src, (ModelCases, StreamedCases)):
         return src
     if isinstance(src, EvalSet):
         return ModelCases(load_evalset(src))
+    if isinstance(src, CaseSource):
+        return src
     return open_evalset(src)
 
 
@@ -220,8 +215,9 @@ class StreamedResult:
         return bytes(self.raw[index])
 
     def case_result(self, index: int) -> EvalCaseResult:
-        """Case result ``index``, decoded and validated as :func:`~agenteval_nb.io.load_result`
-        would (errors name the file and ``$.evalCaseResults[index]…``)."""
+        """Case result ``index``, decoded and validated as
+        :func:`~agenteval_nb.io.loaders.load_result` would (errors name the file and
+        ``$.evalCaseResults[index]…``)."""
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
         data = decode_json(self.text(index), self.source, prefix, depth, self.short_digits)

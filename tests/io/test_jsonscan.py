@@ -1,4 +1,4 @@
-"""The vectorised pre-scan of ``_decode`` never skips a document the exact checks would flag."""
+"""The vectorised pre-scan of ``decode_text`` never skips a document the exact checks would flag."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agenteval_nb import io
 from agenteval_nb.errors import FormatError
-from agenteval_nb.io import _MAYBE_HUGE, _decode, _deeper_than, _quick_scan
+from agenteval_nb.io import jsonscan
+from agenteval_nb.io.decoding import decode_text
+from agenteval_nb.io.jsonscan import MAYBE_HUGE, deeper_than, quick_scan
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -22,18 +23,18 @@ _json = st.recursive(
 @given(_json, st.integers(min_value=0, max_value=6))
 def test_quick_scan_is_an_upper_bound(value, limit):
     text = json.dumps(value, ensure_ascii=False)
-    scan = _quick_scan(text, limit)
-    if _deeper_than(text, limit):
+    scan = quick_scan(text, limit)
+    if deeper_than(text, limit):
         assert scan.deep
-    if _MAYBE_HUGE.search(text):
+    if MAYBE_HUGE.search(text):
         assert scan.exponent or scan.digits >= 200
 
 
 def test_quick_scan_flags_each_kind():
-    assert _quick_scan("[" * 300 + "]" * 300, 256) == (True, False, 0, 0)
-    assert _quick_scan("[1e400]", 256)[1]
-    assert _quick_scan("[" + "1" * 250 + "]", 256).digits == 250
-    assert _quick_scan('{"a": 1e-05, "b": "x"}', 256)[:2] == (False, False)
+    assert quick_scan("[" * 300 + "]" * 300, 256) == (True, False, 0, 0)
+    assert quick_scan("[1e400]", 256)[1]
+    assert quick_scan("[" + "1" * 250 + "]", 256).digits == 250
+    assert quick_scan('{"a": 1e-05, "b": "x"}', 256)[:2] == (False, False)
 
 
 @pytest.mark.parametrize(
@@ -46,21 +47,21 @@ def test_quick_scan_flags_each_kind():
     ],
 )
 def test_bulk_decoder_reads_what_the_exact_decoder_reads(text):
-    assert _decode(text, "<text>") == json.loads(text)
+    assert decode_text(text, "<text>") == json.loads(text)
 
 
 @pytest.mark.parametrize("text", ["[1e999]", "[NaN]", "[Infinity]", "[" * 300 + "]" * 300])
 def test_bulk_decoder_refuses_what_the_exact_decoder_refuses(text):
     with pytest.raises(FormatError):
-        _decode(text, "<text>")
+        decode_text(text, "<text>")
 
 
 @given(_json, st.integers(min_value=0, max_value=6), st.integers(min_value=1, max_value=9))
 def test_depth_scan_is_exact_across_chunk_borders(value, limit, chunk):
     text = json.dumps(value, ensure_ascii=False)
-    saved = io._SCAN_CHUNK
-    io._SCAN_CHUNK = chunk
+    saved = jsonscan._SCAN_CHUNK
+    jsonscan._SCAN_CHUNK = chunk
     try:
-        assert _quick_scan(text, limit).deep == _deeper_than(text, limit)
+        assert quick_scan(text, limit).deep == deeper_than(text, limit)
     finally:
-        io._SCAN_CHUNK = saved
+        jsonscan._SCAN_CHUNK = saved

@@ -19,16 +19,12 @@ from typing import overload
 
 from pydantic import BaseModel
 
-from .io import (
-    MAX_DEPTH,
-    RESULT_EXTRA_DEPTH,
-    case_result_texts,
-    decode_json,
-    result_file_chunks,
-    validate_model,
-    write_text_atomic,
-)
-from .schema import EvalCaseResult, EvalSetResult
+from ..schema import EvalCaseResult, EvalSetResult
+from .atomic import write_text_atomic
+from .decoding import decode_json
+from .documents import validate_model
+from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH
+from .gowriter import case_result_texts, result_file_chunks
 
 
 class CaseDetails(Sequence[EvalCaseResult]):

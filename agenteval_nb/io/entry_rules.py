@@ -13,7 +13,7 @@ in memory), the JSON path and what was expected:
 * every case has a non-empty ``evalId`` string: case results are keyed by it and the summary
   refuses an empty one (SPEC §8.6).
 
-Text is held to the first two while it is decoded (:func:`agenteval_nb.io.decode_json`, with the
+Text is held to the first two while it is decoded (:mod:`agenteval_nb.io.decoding`, with the
 line); :func:`check_tree` holds Python data and models to them, with the same messages.
 Unique ``evalId``\\ s are checked when runs are planned (:func:`agenteval_nb.engine.run.plan_runs`).
 """
@@ -28,9 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .errors import FormatError
-from .schema import EvalCase, EvalSet
-from .schema.base import wire_items
+from ..errors import FormatError
+from ..schema import EvalCase, EvalSet
+from ..schema.base import wire_items
 
 MAX_DEPTH = 256
 """Deepest nesting of arrays and objects accepted in an eval set or metrics file.

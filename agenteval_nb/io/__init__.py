@@ -1,0 +1,83 @@
+"""Files of the wire models: decoding by Go's rules, writing as Go writes, loading and saving.
+
+One concept per module, listed bottom up (a module imports only modules listed before it):
+
+* :mod:`~agenteval_nb.io.entry_rules`: the rules every eval set and metrics list meets before
+  any case runs, in any form (depth, number range, ``evalId``), and their messages;
+* :mod:`~agenteval_nb.io.escaping`: Go's HTML escaping, lone surrogates, UTF-8 only;
+* :mod:`~agenteval_nb.io.jsonscan`: vectorised scans that say when the fast decoders may not be
+  trusted;
+* :mod:`~agenteval_nb.io.decoding`: JSON text decoded strictly, errors with path and line;
+* :mod:`~agenteval_nb.io.documents`: decoded data made a model, or an error naming what was
+  expected; a document of another kind named;
+* :mod:`~agenteval_nb.io.gowriter`: models written as the Go framework writes its files, whole
+  or in pieces;
+* :mod:`~agenteval_nb.io.atomic`: files replaced atomically;
+* :mod:`~agenteval_nb.io.loaders`: ``load_*`` and ``save_*`` of eval sets, metrics, cases,
+  results;
+* :mod:`~agenteval_nb.io.sources`: eval sets and result files split into raw case texts,
+  validated a case at a time;
+* :mod:`~agenteval_nb.io.case_texts`: a run's case results kept as compact file text.
+
+The names below are what other rooms and users import; the rest stays in its module.
+"""
+
+from __future__ import annotations
+
+from .atomic import write_text_atomic
+from .case_texts import CaseDetails, save_details
+from .documents import preview
+from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, json_path
+from .escaping import go_escape, utf8_safe
+from .gowriter import case_result_texts, dumps
+from .loaders import (
+    Source,
+    is_json_text,
+    load_case,
+    load_evalset,
+    load_metrics,
+    load_result,
+    save_evalset,
+    save_metrics,
+    save_result,
+)
+from .sources import (
+    CaseSource,
+    ModelCases,
+    StreamedCases,
+    StreamedResult,
+    as_source,
+    open_evalset,
+    open_result,
+)
+
+__all__ = [
+    "MAX_DEPTH",
+    "OBJECT_SOURCE",
+    "RESULT_EXTRA_DEPTH",
+    "CaseDetails",
+    "CaseSource",
+    "ModelCases",
+    "Source",
+    "StreamedCases",
+    "StreamedResult",
+    "as_source",
+    "case_result_texts",
+    "dumps",
+    "go_escape",
+    "is_json_text",
+    "json_path",
+    "load_case",
+    "load_evalset",
+    "load_metrics",
+    "load_result",
+    "open_evalset",
+    "open_result",
+    "preview",
+    "save_details",
+    "save_evalset",
+    "save_metrics",
+    "save_result",
+    "utf8_safe",
+    "write_text_atomic",
+]

@@ -1,0 +1,150 @@
+"""Decoded documents made models, or a :class:`~agenteval_nb.errors.FormatError` saying why not.
+
+Rules:
+
+* a model is built from a JSON object whose keys are folded to the wire spelling
+  (:func:`~agenteval_nb.schema.keys.fold_keys`); a problem names the JSON path of the first
+  pydantic error, what was expected with a preview of the value, and how many more there are
+  (:func:`validate_model`);
+* a preview is short and never shows the value of a key field (``apiKey`` in any spelling)
+  (:func:`preview`);
+* a document of another kind is named, never read as an empty one: a result needs a result key,
+  an eval set must not look like a result or a test config (:func:`check_kind`,
+  :func:`kind_hint`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from .._gc import gc_paused
+from ..adk import looks_like_adk_test
+from ..errors import FormatError
+from ..schema.keys import fold_keys
+from ..schema.metric import is_api_key_name
+from .entry_rules import json_path
+from .escaping import escape_surrogates
+
+M = TypeVar("M", bound=BaseModel)
+
+_RESULT_KEYS = ("evalSetResultId", "evalSetResultName", "evalSetId", "evalCaseResults", "summary")
+"""A result document has at least one of these keys (compared ignoring case), or none at all."""
+
+
+def validate_model(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
+    """``data`` (found at ``prefix`` in ``source``) as a ``model``, or a :class:`FormatError`."""
+    if not isinstance(data, dict):
+        raise FormatError(source, json_path(prefix), f"a JSON object, got {json_type(data)}")
+    try:
+        with gc_paused(keep=True):
+            return model.model_validate(fold_keys(model, data))
+    except ValidationError as exc:
+        raise _format_error(source, exc, prefix) from None
+
+
+def _format_error(
+    source: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()
+) -> FormatError:
+    first = exc.errors(include_url=False)[0]
+    loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    err = FormatError(source, json_path(prefix + loc), _describe(first))
+    extra = exc.error_count() - 1
+    if extra:
+        err.args = (f"{err.args[0]} (and {extra} more problem{'s' if extra > 1 else ''})",)
+    return err
+
+
+def _describe(error: ErrorDetails) -> str:
+    msg = error.get("msg", "invalid value")
+    if error.get("type") == "missing":
+        return "required field is missing"
+    return f"{msg[0].lower()}{msg[1:]} (got {preview(error.get('input'))})"
+
+
+def preview(value: Any, width: int = 60) -> str:
+    """A short JSON rendering of ``value`` for messages; key fields are masked, never shown."""
+    try:
+        shown = json.dumps(_masked(value), ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        shown = f"a deeply nested {type(value).__name__}"
+    shown = escape_surrogates(shown)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _masked(value: Any, depth: int = 6) -> Any:
+    """``value`` with the value of every key field (any spelling of ``apiKey``) replaced by
+    ``***``, down to ``depth`` levels (a preview shows no more than that)."""
+    if depth == 0:
+        return "..."
+    if isinstance(value, dict):
+        return {k: "***" if is_api_key_name(k) else _masked(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_masked(v, depth - 1) for v in value[:8]]
+    return value
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a decoded value, as messages name it (``an array``, ``null`` …)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def check_kind(kind: str, data: Any, source: str) -> None:
+    """A :class:`FormatError` when ``data`` is a document of another kind.
+
+    A result must be an object with a result key (or be empty) and no ``evalCases`` without
+    ``evalCaseResults``; an eval set must not look like a result or a test config. The message
+    says what the document looks like (``has evalCases`` …).
+    """
+    if isinstance(data, list):
+        raise FormatError(source, "$", f"a JSON object ({kind}), got an array{kind_hint(data)}")
+    if not isinstance(data, dict) or not data:
+        return
+    keys = {k.lower() for k in data if isinstance(k, str)}
+    if kind == "eval set":
+        wrong = (
+            "evalsetid" not in keys
+            and "evalcases" not in keys
+            and ("evalcaseresults" in keys or "criteria" in keys)
+        )
+    else:
+        wrong = ("evalcases" in keys and "evalcaseresults" not in keys) or not any(
+            k.lower() in keys for k in _RESULT_KEYS
+        )
+    if wrong:
+        raise FormatError(source, "$", f"an {kind}, but the document{kind_hint(data)}")
+
+
+def kind_hint(data: Any) -> str:
+    """`` (looks like …)`` for a document of a known kind, else a list of its first keys."""
+    if isinstance(data, list):
+        if data and all(isinstance(d, dict) and "metricName" in d for d in data):
+            return " (looks like a metrics file: items have metricName)"
+        if looks_like_adk_test(data):
+            return " (looks like a google-adk .test.json: items have query)"
+        return ""
+    keys = {k.lower(): k for k in data if isinstance(k, str)}
+    for wire_key, kind in (
+        ("evalCaseResults", "an eval set result"),
+        ("evalCases", "an eval set"),
+        ("eval_cases", "an eval set"),
+        ("criteria", "a google-adk test_config.json"),
+        ("metricName", "a metric"),
+    ):
+        if wire_key.lower() in keys:
+            return f" looks like {kind} (has {keys[wire_key.lower()]})"
+    shown = ", ".join(list(keys.values())[:5]) or "no string keys"
+    return f" has none of the expected keys (has {shown})"

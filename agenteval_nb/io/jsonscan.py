@@ -1,0 +1,208 @@
+"""Quick scans of JSON text that say when the fast decoders may not be trusted.
+
+orjson and msgspec decode at C speed but let through what Go's decoder refuses (nesting deeper
+than the limit, a number beyond the float64 range) and read an int of 20+ digits as a float.
+These scans find where that may happen, so the slow checked path of
+:func:`~agenteval_nb.io.decoding.decode_text` runs only then.
+
+Rules: every scan is an upper bound (it may flag a document that breaks no rule, never miss
+one that does: a test holds the scans to the exact checks), vectorised with numpy over UTF-8
+bytes :data:`_SCAN_CHUNK` at a time so its own memory stays small. The depth scan skips
+brackets inside strings; digits are counted anywhere (a digit run in a string only costs the
+slow path).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+from typing import NamedTuple
+
+import numpy as np
+
+from .entry_rules import MAX_DEPTH
+
+EXACT_INT_DIGITS = 20
+"""Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
+decoder keeps them exact."""
+LONG_DIGITS = re.compile(rb"[0-9]{%d}" % EXACT_INT_DIGITS)
+"""A digit run of :data:`EXACT_INT_DIGITS`, in bytes."""
+
+MAYBE_HUGE = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}|[0-9]{200}")
+"""A literal that may overflow float64 (an exponent of 3+ digits or 200+ digits); only then
+are the slower range-checking number hooks used."""
+_MAYBE_HUGE_BYTES = re.compile(MAYBE_HUGE.pattern.encode("ascii"))
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
+_SCAN_CHUNK = 1 << 22
+
+
+class Scan(NamedTuple):
+    """What :func:`quick_scan` tells of a text."""
+
+    deep: bool
+    """Brackets outside strings nest deeper than the limit."""
+    exponent: bool
+    """A digit is followed by ``e``/``E`` and then ``+`` or a digit."""
+    digits: int
+    """Longest run of digits (capped near 200: runs are measured within overlapping windows)."""
+    int_digits: int
+    """Longest digit run that may be an int (see :func:`_longest_int_run`)."""
+
+
+class FileScan(NamedTuple):
+    """What :func:`scan_file` tells of a file's bytes."""
+
+    may_break_rules: bool
+    """A part may break a rule of :func:`~agenteval_nb.io.decoding.decode_text` that orjson
+    and msgspec let through: nesting deeper than the limit, a number beyond the float64
+    range."""
+    short_digits: bool
+    """:func:`short_digit_runs`: no digit run is long enough for an int orjson would not keep
+    exact."""
+
+
+def quick_scan(text: str, limit: int) -> Scan:
+    """Upper bounds for the slow checks of :func:`~agenteval_nb.io.decoding.decode_text`:
+    :func:`_scan_bytes` of the text."""
+    return _scan_bytes(text.encode("utf-8", "surrogatepass"), limit)
+
+
+def scan_file(data: bytes, max_depth: int = MAX_DEPTH) -> FileScan:
+    """One vectorised pass over a whole file that is decoded a part at a time (a streamed eval
+    set): decode it whole when ``may_break_rules``, so that a broken rule is the loader's
+    error (file, JSON path, line) before any part is used."""
+    scan = _scan_bytes(data, max_depth)
+    huge = (scan.exponent or scan.digits >= 200) and _MAYBE_HUGE_BYTES.search(data) is not None
+    return FileScan(scan.deep or huge, scan.int_digits < EXACT_INT_DIGITS)
+
+
+def short_digit_runs(data: bytes) -> bool:
+    """True when no digit run that may be an int (:func:`_longest_int_run`: not a fraction or
+    mantissa) reaches :data:`EXACT_INT_DIGITS`, so orjson keeps every int exact: one
+    vectorised pass, 4 MiB at a time, chunks overlapping so
+    that a run across a border is seen whole."""
+    overlap = EXACT_INT_DIGITS
+    for begin in range(0, len(data), _SCAN_CHUNK):
+        start = max(begin - overlap, 0)
+        size = min(begin + _SCAN_CHUNK, len(data)) - start
+        raw = np.frombuffer(data, dtype=np.uint8, count=size, offset=start)
+        digit = (raw >= ord("0")) & (raw <= ord("9"))
+        if _longest_int_run(raw, digit) >= EXACT_INT_DIGITS:
+            return False
+    return True
+
+
+def deeper_than(text: str, limit: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``limit`` (a quick scan at C speed)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > limit
+
+
+def has_huge_int(text: str) -> bool:
+    """Whether ``text`` holds a run of 309+ digits (an int beyond float64 may be written)."""
+    if len(text) < 309:
+        return False
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return _longest_run((raw >= ord("0")) & (raw <= ord("9"))) >= 309
+
+
+def _scan_bytes(data: bytes, limit: int) -> Scan:
+    """Upper bounds for the slow checks of :func:`~agenteval_nb.io.decoding.decode_text`, in
+    one vectorised pass over UTF-8 bytes (4 MiB at a time, so the scan's own memory stays
+    small). When ``deep`` is False, :func:`deeper_than` cannot hit; when ``exponent`` is False
+    and ``digits < 200``, :data:`MAYBE_HUGE` cannot match."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    counting = data.count(b"[") + data.count(b"{") > limit
+    deep = exponent = False
+    depth = digits = int_digits = 0
+    strings = (False, 0)  # inside a string at the chunk's end, trailing backslashes
+    overlap = 200
+    for begin in range(0, max(len(raw), 1), _SCAN_CHUNK):
+        chunk = raw[begin : begin + _SCAN_CHUNK]
+        if counting and not deep:
+            deep, depth, strings = _chunk_depth(chunk, limit, depth, strings)
+        window = raw[max(begin - overlap, 0) : begin + _SCAN_CHUNK]
+        digit = (window >= ord("0")) & (window <= ord("9"))
+        if not exponent:
+            e = (window[1:-1] == ord("e")) | (window[1:-1] == ord("E"))
+            signed = (window[2:] == ord("+")) | digit[2:]
+            exponent = bool((digit[:-2] & e & signed).any())
+        digits = max(digits, _longest_run(digit))
+        int_digits = max(int_digits, _longest_int_run(window, digit))
+    return Scan(deep, exponent, digits, int_digits)
+
+
+def _chunk_depth(
+    chunk: np.ndarray, limit: int, depth: int, strings: tuple[bool, int]
+) -> tuple[bool, int, tuple[bool, int]]:
+    """Bracket depth over one chunk of UTF-8 bytes, brackets inside strings not counted.
+
+    A quote opens or closes a string unless an odd run of backslashes precedes it. ``depth``
+    and ``strings`` (inside a string, trailing backslashes) carry over from the chunk before.
+    Returns (deeper than ``limit``, depth at the end, carry for the next chunk)."""
+    inside, carried = strings
+    quotes = np.flatnonzero(chunk == ord('"'))
+    if len(quotes):
+        after_backslash = chunk[np.maximum(quotes - 1, 0)] == ord("\\")
+        if quotes[0] == 0:
+            after_backslash[0] = carried > 0
+        escaped = [
+            i
+            for i in np.flatnonzero(after_backslash)
+            if _backslashes(chunk, quotes[i], carried) % 2
+        ]
+        toggles = np.delete(quotes, escaped) if escaped else quotes
+    else:
+        toggles = quotes
+    brackets = np.flatnonzero(_STEP[chunk])
+    outside = (np.searchsorted(toggles, brackets) % 2 == 1) == inside
+    steps = _STEP[chunk[brackets[outside]]].astype(np.int32)
+    deep = False
+    if len(steps):
+        levels = np.cumsum(steps) + depth
+        deep = bool(levels.max() > limit)
+        depth = int(levels[-1])
+    inside = inside != (len(toggles) % 2 == 1)
+    carried = _backslashes(chunk, len(chunk), carried)
+    return deep, depth, (inside, carried)
+
+
+def _backslashes(chunk: np.ndarray, end: int, carried: int) -> int:
+    """Backslashes right before ``chunk[end]`` (``carried`` more when the run reaches back into
+    the chunk before). A walk: runs of backslashes are short."""
+    start = end
+    while start > 0 and chunk[start - 1] == ord("\\"):
+        start -= 1
+    return end - start + (carried if start == 0 else 0)
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of every run of True in a boolean array."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], mask, [False])).view(np.int8)))
+    return edges[::2], edges[1::2]
+
+
+def _longest_run(mask: np.ndarray) -> int:
+    """Length of the longest run of True in a boolean array."""
+    starts, ends = _runs(mask)
+    return int((ends - starts).max(initial=0))
+
+
+def _longest_int_run(window: np.ndarray, digit: np.ndarray) -> int:
+    """Longest digit run that may be a JSON int: not after a ``.`` and not before ``.``, ``e``
+    or ``E`` (fraction and mantissa digits of floats are never ints)."""
+    starts, ends = _runs(digit)
+    if not len(starts):
+        return 0
+    before = np.where(starts > 0, window[np.maximum(starts - 1, 0)], 0)
+    after = np.where(ends < len(window), window[np.minimum(ends, len(window) - 1)], 0)
+    floaty = (before == ord(".")) | (after == ord(".")) | (after == ord("e")) | (after == ord("E"))
+    return int((ends - starts)[~floaty].max(initial=0))

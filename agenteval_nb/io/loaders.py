@@ -1,0 +1,167 @@
+"""Loading and saving eval sets, metrics, cases and results.
+
+Every loader accepts a path, JSON text, an already-decoded dict/list, or a model instance, and
+raises :class:`~agenteval_nb.errors.FormatError` naming the source, the JSON path and what was
+expected. Savers write atomically (:mod:`agenteval_nb.io.atomic`) in the Go format
+(:mod:`agenteval_nb.io.gowriter`). See docs/formats.md.
+
+Rules (one function each): a string names a file when one exists, else it is JSON text when it
+starts like JSON (:func:`is_json_text`); text is decoded strictly
+(:func:`~agenteval_nb.io.decoding.decode_text`) and data meets the depth and number rules
+(:func:`~agenteval_nb.io.entry_rules.check_tree`); a document of another kind is named
+(:func:`~agenteval_nb.io.documents.check_kind`). Eval sets and metrics in every form (file,
+text, dict, model) meet the entry rules of :mod:`agenteval_nb.io.entry_rules`; google-adk and
+trpc-agent-python shapes are converted (:mod:`agenteval_nb.adk`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..adk import (
+    adk_test_to_evalset,
+    adk_to_evalset,
+    criteria_to_metrics,
+    looks_like_adk,
+    looks_like_adk_config,
+    looks_like_adk_test,
+)
+from ..errors import FormatError
+from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
+from .atomic import write_text_atomic
+from .decoding import decode_text
+from .documents import check_kind, json_type, kind_hint, validate_model
+from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, check_evalset, check_tree
+from .gowriter import dumps, result_chunks
+
+Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
+
+
+def is_json_text(src: str) -> bool:
+    """Whether a string argument is JSON text rather than a path: it starts like JSON (``{``,
+    ``[`` or ``"``) and names no existing file (a file ``[x].json`` is a path)."""
+    return src.lstrip()[:1] in ("{", "[", '"') and not _is_file(src)
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names an existing file (JSON documents are never tried as names)."""
+    return len(text) < 4096 and "\n" not in text and os.path.isfile(text)
+
+
+def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
+    """Decode ``src`` into plain JSON data and name its source for messages.
+
+    A string is a path when a file of that name exists (even ``[x].json``); otherwise text that
+    starts like JSON (``{``, ``[`` or ``"``) is JSON text, and anything else a path.
+    """
+    if isinstance(src, (dict, list)):
+        check_tree(src, OBJECT_SOURCE, max_depth)
+        return src, OBJECT_SOURCE
+    if isinstance(src, str) and is_json_text(src):
+        return decode_text(src, "<text>", max_depth), "<text>"
+    if isinstance(src, BaseModel):
+        raise TypeError(f"expected a path, JSON text or data, got a model ({type(src).__name__})")
+    path = Path(os.fspath(src))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FormatError(str(path), "$", "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(str(path), "$", f"UTF-8 text ({exc.reason})") from None
+    return decode_text(text, str(path), max_depth), str(path)
+
+
+def load_evalset(src: Source | EvalSet) -> EvalSet:
+    """Load an eval set: Go format, or converted from google-adk / trpc-agent-python; a model
+    is returned as it is, once it meets the entry rules (:mod:`agenteval_nb.io.entry_rules`).
+
+    Converted shapes (see :mod:`agenteval_nb.adk`): the snake_case / ``parts`` eval set, and
+    google-adk's older ``*.test.json`` (a JSON array of turns, or of ``{name, data}`` cases).
+    """
+    if isinstance(src, EvalSet):
+        return check_evalset(src)
+    data, source = _read(src)
+    if looks_like_adk_test(data):
+        data = adk_test_to_evalset(data, source, _stem(source))
+    elif looks_like_adk(data):
+        data = adk_to_evalset(data, source)
+    check_kind("eval set", data, source)
+    return check_evalset(validate_model(EvalSet, data, source), source, tree=False)
+
+
+def _stem(source: str) -> str:
+    """Eval set id for a converted ``.test.json``: the file name without its suffixes."""
+    if source.startswith("<"):
+        return "adk_test"
+    name = Path(source).name
+    for suffix in (".test.json", ".evalset.json", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or "adk_test"
+    return name
+
+
+def load_case(src: Source | EvalCase) -> EvalCase:
+    """Load one eval case in the Go format (an object with ``evalId``), e.g. a stored row."""
+    if isinstance(src, EvalCase):
+        return src
+    data, source = _read(src)
+    return validate_model(EvalCase, data, source)
+
+
+def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
+    """Load a metrics file: a JSON array of metrics; ``${VAR}`` in judgeModel is expanded.
+    A list of metric models (or of models and dicts) meets the same depth and number rules.
+
+    A google-adk / trpc-agent-python ``test_config.json`` (``{"criteria": {...}}``) is
+    converted (see :func:`agenteval_nb.adk.criteria_to_metrics`).
+    """
+    if isinstance(src, (list, tuple)) and all(isinstance(m, EvalMetric) for m in src):
+        check_tree(list(src), OBJECT_SOURCE)
+        return list(src)
+    data, source = _read(src)  # type: ignore[arg-type]
+    if looks_like_adk_config(data):
+        data = criteria_to_metrics(data, source)
+    if isinstance(data, dict):
+        raise FormatError(source, "$", f"a JSON array of metrics, got an object{kind_hint(data)}")
+    if not isinstance(data, list):
+        raise FormatError(source, "$", f"a JSON array of metrics, got {json_type(data)}")
+    return [
+        item if isinstance(item, EvalMetric) else validate_model(EvalMetric, item, source, (i,))
+        for i, item in enumerate(data)
+    ]
+
+
+def load_result(src: Source | EvalSetResult) -> EvalSetResult:
+    """Load a result file as it is (also the legacy form: a JSON string holding the result).
+
+    A document that is not a result (an eval set, a metrics array, any object without a result
+    key) is a :class:`FormatError` saying what it looks like, never an empty result.
+    """
+    if isinstance(src, EvalSetResult):
+        return src
+    depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
+    data, source = _read(src, depth)
+    if isinstance(data, str):
+        data = decode_text(data, source, depth)
+    check_kind("eval set result", data, source)
+    return validate_model(EvalSetResult, data, source)
+
+
+def save_evalset(evalset: EvalSet, path: str | os.PathLike[str]) -> Path:
+    """Write an eval set file atomically."""
+    return write_text_atomic(path, dumps(evalset))
+
+
+def save_metrics(metrics: Iterable[EvalMetric], path: str | os.PathLike[str]) -> Path:
+    """Write a metrics file (a JSON array) atomically; ``apiKey`` is never written."""
+    return write_text_atomic(path, dumps(list(metrics)))
+
+
+def save_result(result: EvalSetResult, path: str | os.PathLike[str]) -> Path:
+    """Write a result file atomically, streaming one case result at a time."""
+    return write_text_atomic(path, result_chunks(result))
