@@ -14,13 +14,14 @@ from agenteval_nb.evaluators.llm import (
     OperatorRegistry,
     ScoreResult,
 )
-from agenteval_nb.evaluators.llm.template_bindings import (
+from agenteval_nb.evaluators.llm.template_judge import (
     BindingError,
     JSONPathError,
+    RenderError,
     extract,
+    render_template,
     resolve_bindings,
 )
-from agenteval_nb.evaluators.llm.template_judge import RenderError, render_template
 from agenteval_nb.schema import EvalMetric, VariableBinding
 from agenteval_nb.testing import FakeOpenAIServer
 from agenteval_nb.testing.fake_server import completion

@@ -9,11 +9,12 @@ one file with its prompt, its scoring of a sample, its aggregation and its error
 * ``llm_hallucinations`` — :mod:`.hallucinations_judge` (segmentation + validation);
 * ``llm_rubric_response``, ``llm_rubric_critic``, ``llm_rubric_reference_critic``,
   ``llm_rubric_knowledge_recall`` — :mod:`.rubric_judges` (sharing :mod:`.rubric_scoring`);
-* ``llm_judge_template`` — :mod:`.template_judge` (bindings in :mod:`.template_bindings`);
+* ``llm_judge_template`` — :mod:`.template_judge` (scored by the operators it names,
+  :mod:`.operator_registry`);
 * ``llm_verifier_pairwise`` — :mod:`.verifier_judge` (on :mod:`agenteval_nb.verifier.scoring`).
 
-:mod:`.judge_text` holds the prompt and answer helpers all judges share; :mod:`.gojson` writes
-JSON as Go does. A user swaps or adds a stage by name in an :class:`OperatorRegistry`::
+:mod:`.judge_text` holds the prompt and answer helpers all judges share (JSON written as Go
+writes it included). A user swaps or adds a stage by name in an :class:`OperatorRegistry`::
 
     ops = OperatorRegistry.default()
     ops.register_scorer("strict", my_scorer)            # (response, metric) -> ScoreResult

@@ -44,13 +44,14 @@ import re2
 
 from ...criteria.gofmt import go_quote
 from ...schema import EvalMetric, Invocation, RubricScore, ScoreValue
-from .gojson import Struct, marshal
 from .judge_contract import LLMJudgeEvaluator, PromptMessages, ScoreResult, TurnInput
 from .judge_text import (
     JudgeOutputError,
+    Struct,
     fill,
     go_trim,
     last,
+    marshal,
     response_content,
     text,
     user_message,

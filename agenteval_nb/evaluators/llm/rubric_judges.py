@@ -30,14 +30,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...schema import Invocation
-from .gojson import Struct, marshal
 from .judge_contract import LLMJudgeEvaluator, PromptMessages, TurnInput
 from .judge_text import (
     JudgeOutputError,
+    Struct,
     field,
     fill,
     json_kind,
     last,
+    marshal,
     rubrics_text,
     section,
     text,

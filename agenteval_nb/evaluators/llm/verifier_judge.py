@@ -66,14 +66,18 @@ from ...verifier.scoring import (
 )
 from ..base import EvaluatorError, PerInvocationResult
 from .judge_contract import (
+    InvocationsAggregator,
     JudgeStages,
     LLMJudgeEvaluator,
     PromptMessages,
     ResponseScorer,
     SampleResult,
+    SamplesAggregator,
     ScoreResult,
     TurnInput,
+    average,
     error_text,
+    majority_vote,
     sample_record,
 )
 from .judge_text import (
@@ -417,8 +421,8 @@ class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
         self,
         *,
         operators: OperatorRegistry | None = None,
-        samples_aggregator: Any = "majority_vote",
-        invocations_aggregator: Any = "average",
+        samples_aggregator: SamplesAggregator | str = majority_vote,
+        invocations_aggregator: InvocationsAggregator | str = average,
         scale: LabelScale = DEFAULT_SCALE,
     ) -> None:
         super().__init__(
