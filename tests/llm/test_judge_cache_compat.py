@@ -1,6 +1,6 @@
 """A cache written by an earlier layout of the judge stack still answers every call.
 
-``data/judge_cache.sqlite`` was written by ``data/make_judge_cache.py`` at the commit named in
+``data/judge_cache.sqlite`` was written by ``_judge_cache.py`` at the commit named in
 ``data/judge_cache.json`` (one metric per built-in judge and template scorer, two samples each,
 the verifier with ``swap: report``). Re-running the same evaluation on today's code must send no
 request (cache keys unchanged) and give the same per-turn results (prompts, scores, details).
@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from data.make_judge_cache import BASE_URL, EVALSET, PORT, metrics, per_invocation
+from _judge_cache import BASE_URL, EVALSET, PORT, metrics, per_invocation
 
 import agenteval_nb as ae
 from agenteval_nb.testing import FakeOpenAIServer

@@ -5,12 +5,10 @@ Messages (§6.1), errors in order: ``missing llm judge criterion``, ``template i
 (below, §6.2–§6.3) and the rendering (errors prefixed ``render template prompt: ``); the result
 is one ``user`` message.
 
-Bindings (§6.2): where each ``{{name}}`` gets its text.
-
-Bindings are processed in list order: a null binding ⇒ ``template binding is nil``; an empty
-``templateVariable`` ⇒ ``templateVariable is empty``; a repeated one ⇒ ``templateVariable "x"
-is duplicated``; a resolution error ⇒ ``resolve template variable "x": <error>``; a null source
-⇒ ``source is nil``.
+Bindings (§6.2) say where each ``{{name}}`` gets its text, processed in list order: a null
+binding ⇒ ``template binding is nil``; an empty ``templateVariable`` ⇒ ``templateVariable is
+empty``; a repeated one ⇒ ``templateVariable "x" is duplicated``; a resolution error ⇒ ``resolve
+template variable "x": <error>``; a null source ⇒ ``source is nil``.
 
 * ``actual.userContent`` / ``actual.finalResponse``: text of the last actual turn's message
   (``""`` if absent);

@@ -1,7 +1,8 @@
-"""Writes ``judge_cache.sqlite`` and ``judge_cache.json``: a judged run's cache and its scores.
+"""Writes ``data/judge_cache.sqlite`` and ``data/judge_cache.json``: a judged run's cache and
+its per-turn results.
 
 Run once, with the code of the commit named in ``judge_cache.json`` (the layout before the judge
-stack became one file per judge): ``python tests/llm/data/make_judge_cache.py``. The fake server
+stack became one file per judge): ``python tests/llm/_judge_cache.py``. The fake server
 listens on a fixed port because the base URL is part of every cache key; the test
 ``tests/llm/test_judge_cache_compat.py`` serves the same port and expects no request at all.
 """
@@ -14,7 +15,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE.parent))
+DATA = HERE / "data"
+sys.path.insert(0, str(HERE))
 
 from _llm_helpers import EVALUATOR_CASES  # noqa: E402
 
@@ -99,7 +101,7 @@ def per_invocation(run: ae.EvalRun) -> dict[str, object]:
 
 
 def main() -> None:
-    db = HERE / "judge_cache.sqlite"
+    db = DATA / "judge_cache.sqlite"
     db.unlink(missing_ok=True)
     with FakeOpenAIServer(handler=heuristic_handler, port=PORT) as srv:
         run = ae.evaluate(EVALSET, metrics(), progress=False, cache=db)
@@ -113,7 +115,7 @@ def main() -> None:
         "requests": requests,
         "perInvocation": per_invocation(run),
     }
-    (HERE / "judge_cache.json").write_text(json.dumps(record, indent=1) + "\n")
+    (DATA / "judge_cache.json").write_text(json.dumps(record, indent=1) + "\n")
     print(commit, requests)
 
 
