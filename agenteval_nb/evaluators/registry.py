@@ -19,18 +19,24 @@ from .base import Evaluator
 _BUILTINS: dict[str, str] = {
     "tool_trajectory_avg_score": "agenteval_nb.evaluators.deterministic:ToolTrajectoryEvaluator",
     "final_response_avg_score": "agenteval_nb.evaluators.deterministic:FinalResponseEvaluator",
-    "llm_final_response": "agenteval_nb.evaluators.llm.builtin:LLMFinalResponseEvaluator",
-    "llm_rubric_critic": "agenteval_nb.evaluators.llm.builtin:LLMRubricCriticEvaluator",
-    "llm_rubric_response": "agenteval_nb.evaluators.llm.builtin:LLMRubricResponseEvaluator",
+    "llm_final_response": (
+        "agenteval_nb.evaluators.llm.final_response_judge:LLMFinalResponseEvaluator"
+    ),
+    "llm_rubric_critic": "agenteval_nb.evaluators.llm.rubric_judges:LLMRubricCriticEvaluator",
+    "llm_rubric_response": "agenteval_nb.evaluators.llm.rubric_judges:LLMRubricResponseEvaluator",
     "llm_rubric_reference_critic": (
-        "agenteval_nb.evaluators.llm.builtin:LLMRubricReferenceCriticEvaluator"
+        "agenteval_nb.evaluators.llm.rubric_judges:LLMRubricReferenceCriticEvaluator"
     ),
     "llm_rubric_knowledge_recall": (
-        "agenteval_nb.evaluators.llm.builtin:LLMRubricKnowledgeRecallEvaluator"
+        "agenteval_nb.evaluators.llm.rubric_judges:LLMRubricKnowledgeRecallEvaluator"
     ),
-    "llm_hallucinations": "agenteval_nb.evaluators.llm.builtin:LLMHallucinationsEvaluator",
-    "llm_judge_template": "agenteval_nb.evaluators.llm.template:LLMJudgeTemplateEvaluator",
-    "llm_verifier_pairwise": "agenteval_nb.evaluators.llm.verifier:LLMVerifierPairwiseEvaluator",
+    "llm_hallucinations": (
+        "agenteval_nb.evaluators.llm.hallucinations_judge:LLMHallucinationsEvaluator"
+    ),
+    "llm_judge_template": "agenteval_nb.evaluators.llm.template_judge:LLMJudgeTemplateEvaluator",
+    "llm_verifier_pairwise": (
+        "agenteval_nb.evaluators.llm.verifier_judge:LLMVerifierPairwiseEvaluator"
+    ),
 }
 """Built-in evaluator name → ``module:factory`` (imported on first use)."""
 

@@ -10,8 +10,8 @@ Typical use::
 from .cache import JudgeCache, cache_key, default_cache_path, open_cache
 from .call import JudgeCall
 from .client import JudgeCacheWarning, JudgeClient
-from .errors import JudgeError
 from .injected import CallableJudge
+from .judge_errors import JudgeError
 from .limiter import EndpointLimiter
 from .request import Endpoint, JudgeRequest, build_request
 from .response import normalize_completion

@@ -45,8 +45,8 @@ from ..schema.metric import JudgeModelOptions
 from .cache import CACHE_ERRORS, JudgeCache, cache_key, cache_location, open_cache
 from .call import JudgeCall
 from .deadline import DeadlineTransport
-from .errors import JudgeError, shorten
 from .injected import CallableJudge
+from .judge_errors import JudgeError, shorten
 from .limiter import EndpointLimiter
 from .request import Endpoint, JudgeRequest, build_request, plain_messages
 from .response import completion_content, parse_body, validate_completion

@@ -21,7 +21,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .errors import JudgeError, shorten
+from .judge_errors import JudgeError, shorten
 from .request import response_format
 from .response import normalize_completion
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from ..schema.metric import DEFAULT_GENERATION_CONFIG, JudgeModelOptions
 from ..secrets import register_secret
-from .errors import JudgeError
+from .judge_errors import JudgeError
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "agenteval-nb-no-key"

@@ -36,7 +36,7 @@ from pydantic import BaseModel
 
 from ..secrets import redact_json
 from ..verifier.scoring import NEG_INF_CLAMP
-from .errors import JudgeError, shorten
+from .judge_errors import JudgeError, shorten
 
 
 def _finite_constant(name: str) -> float | None:

@@ -50,7 +50,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..evaluators.llm.records import HEURISTIC_MODEL
+from ..evaluators.llm.judge_contract import HEURISTIC_MODEL
 from .fake_server import completion
 
 __all__ = [

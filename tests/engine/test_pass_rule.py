@@ -12,8 +12,7 @@ from _builders import evalset, registry_with, trace_case
 import agenteval_nb as ae
 from agenteval_nb.analysis.frames import across_runs_frame, passes_expr
 from agenteval_nb.engine.aggregate import aggregate_case_runs
-from agenteval_nb.evaluators.llm.aggregators import average, majority_vote
-from agenteval_nb.evaluators.llm.operators import SampleResult
+from agenteval_nb.evaluators.llm.judge_contract import SampleResult, average, majority_vote
 from agenteval_nb.report.summary import metric_rows
 from agenteval_nb.schema import EvalMetric, EvalStatus
 from agenteval_nb.schema.status import passes, status_for

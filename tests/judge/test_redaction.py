@@ -13,7 +13,7 @@ import pytest
 
 import agenteval_nb as ae
 from agenteval_nb.judge import JudgeClient, JudgeError
-from agenteval_nb.judge.errors import shorten
+from agenteval_nb.judge.judge_errors import shorten
 from agenteval_nb.secrets import REDACTED, redact, redact_json, register_secret
 from agenteval_nb.testing import FakeOpenAIServer, FakeResponse
 from agenteval_nb.testing.fake_server import ECHO_AUTHORIZATION, error_body, leaky_responses

@@ -6,8 +6,7 @@ import pytest
 
 from agenteval_nb.evaluators.base import PerInvocationResult
 from agenteval_nb.evaluators.llm import average, majority_vote, mean_samples, min_sample
-from agenteval_nb.evaluators.llm.aggregators import AggregationError
-from agenteval_nb.evaluators.llm.operators import SampleResult
+from agenteval_nb.evaluators.llm.judge_contract import AggregationError, SampleResult
 from agenteval_nb.schema import EvalMetric, EvalStatus, RubricScore
 
 P, F, N = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED

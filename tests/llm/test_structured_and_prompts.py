@@ -8,8 +8,8 @@ import pytest
 from _llm_helpers import RUBRICS, inv, make_metric
 
 from agenteval_nb.evaluators.base import EvaluatorError
-from agenteval_nb.evaluators.llm.constructors.grounding import grounding_context
-from agenteval_nb.evaluators.llm.constructors.knowledge import retrieved_knowledge
+from agenteval_nb.evaluators.llm.hallucinations_judge import grounding_context
+from agenteval_nb.evaluators.llm.rubric_judges import retrieved_knowledge
 from agenteval_nb.schema.extras import judge_record
 
 pytestmark = pytest.mark.anyio

@@ -1,14 +1,18 @@
-"""Operators by name, so one stage of an LLM evaluator can be swapped without touching it.
+"""Stages by name, so users can add or swap one stage of a judge (SPEC §6.5), and the named
+operators a judge template can use out of the box.
 
 There is no process-global registry: :meth:`OperatorRegistry.default` returns a fresh registry
-with the built-ins, owned by whoever created it (an evaluator instance takes one as
-``operators=``). Built-in names:
+with the built-ins, owned by whoever created it (an evaluator takes one as ``operators=``).
+Built-in names:
 
-* response scorers: ``finalresponse``, ``hallucination``, ``rubric_scores``, ``single_score``,
-  ``boolean``, ``categorical``, ``verifier_pairwise``;
+* response scorers: ``single_score``, ``rubric_scores``, ``boolean``, ``categorical``;
 * samples aggregators: ``majority_vote`` (default), ``min``, ``mean``;
 * invocations aggregators: ``average`` (default);
 * structured outputs: ``single_score``, ``rubric_scores``, ``boolean``, ``categorical``.
+
+The built-in judges (``llm_final_response``, …) wire their own scorer by direct import; register
+it by name to reuse it elsewhere, e.g. ``ops.register_scorer("finalresponse",
+final_response_judge.score_final_response)``.
 
 Lookups of unknown names fail with the reference's texts: ``unsupported response scorer "x"``,
 ``unsupported samples aggregator "x"``, ``unsupported invocations aggregator "x"``,
@@ -18,31 +22,57 @@ Template resolution (SPEC §6.5), in order: ``responseScorerName`` required (``t
 responseScorerName is empty``) and registered; samples aggregator (default ``majority_vote``);
 invocations aggregator (default ``average``); structured output = the one named by
 ``structuredOutputName`` if set, else the one registered under the scorer's name, else none.
+
+The template's built-in scorers (SPEC §4.4):
+
+* ``single_score``: ``{"score": number, "reason": str}``; errors in order ``score is
+  required``, ``reason is required``, ``score must be between 0 and 1``; value numeric;
+* ``boolean``: ``{"passed": bool, "reason": str}``; errors ``passed is required``, ``reason is
+  required``; score 1 if passed else 0, value ``{kind: boolean, boolean: passed}``;
+* ``categorical``: ``template.responseScorerOptions.categories`` (``[{label, score}]``) checked
+  on every use, in order: ``template is nil``, ``responseScorerOptions is required``,
+  ``categorical response scorer categories are required``, then per item ``categorical
+  category is nil``, ``categorical category label is empty``, ``categorical category "x" score
+  must be between 0 and 1``, ``duplicate categorical category label "x"``. Answer
+  ``{"category": str, "reason": str}`` (``category is required``, ``reason is required``);
+  score = the label's configured score (exact, case-sensitive); an unknown label scores 0 with
+  reason ``unknown categorical label "<x>": <reason>`` (not an error); value ``{kind:
+  categorical, categorical: label}``;
+* ``rubric_scores``: :mod:`.rubric_scoring`.
+
+Their structured outputs: ``single_score_result`` (score in [0, 1]), ``boolean_result``,
+``categorical_result`` (category enum = the configured labels, validated first),
+``rubric_scores_result``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...schema import JudgeTemplateOptions
-from . import aggregators, structured
-from .gojson import go_quote
-from .operators import (
+from ...criteria.gofmt import go_quote
+from ...schema import EvalMetric, JudgeTemplateOptions, ScoreValue
+from .judge_contract import (
     InvocationsAggregator,
     ResponseScorer,
     SamplesAggregator,
+    ScoreResult,
     StructuredOutputProvider,
+    TurnInput,
+    average,
+    majority_vote,
+    mean_samples,
+    min_sample,
 )
-from .scorers import (
-    score_boolean,
-    score_categorical,
-    score_final_response,
-    score_hallucination,
-    score_rubric_scores,
-    score_single_score,
-    score_verifier_pairwise,
+from .judge_text import (
+    JudgeOutputError,
+    field,
+    json_schema_output,
+    object_schema,
+    unmarshal_content,
 )
+from .rubric_scoring import rubric_scores_output, score_rubric_scores
 
 __all__ = [
     "DEFAULT_INVOCATIONS_AGGREGATOR",
@@ -50,10 +80,124 @@ __all__ = [
     "OperatorRegistry",
     "ResolvedOperators",
     "UnknownOperatorError",
+    "category_scores",
+    "score_boolean",
+    "score_categorical",
+    "score_single_score",
 ]
 
 DEFAULT_SAMPLES_AGGREGATOR = "majority_vote"
 DEFAULT_INVOCATIONS_AGGREGATOR = "average"
+
+
+# the template's built-in scorers and schemas --------------------------------------------------
+
+
+def score_single_score(response: Mapping[str, Any], metric: EvalMetric) -> ScoreResult:
+    payload = unmarshal_content(response)
+    score = field(payload, "score", "number")
+    reason = field(payload, "reason", "string")
+    if score is None:
+        raise JudgeOutputError("score is required")
+    if reason is None:
+        raise JudgeOutputError("reason is required")
+    if score < 0 or score > 1:
+        raise JudgeOutputError("score must be between 0 and 1")
+    value = float(score)
+    return ScoreResult(score=value, reason=reason, value=ScoreValue(kind="numeric", numeric=value))
+
+
+def score_boolean(response: Mapping[str, Any], metric: EvalMetric) -> ScoreResult:
+    payload = unmarshal_content(response)
+    passed = field(payload, "passed", "bool")
+    reason = field(payload, "reason", "string")
+    if passed is None:
+        raise JudgeOutputError("passed is required")
+    if reason is None:
+        raise JudgeOutputError("reason is required")
+    return ScoreResult(
+        score=1.0 if passed else 0.0,
+        reason=reason,
+        value=ScoreValue(kind="boolean", boolean=bool(passed)),
+    )
+
+
+def category_scores(metric: EvalMetric) -> dict[str, float]:
+    """Validated ``{label: score}`` in configured order (errors in the module doc)."""
+    llm = metric.criterion.llm_judge if metric.criterion else None
+    if llm is None:
+        raise JudgeOutputError("llm judge criterion is required")
+    template = llm.template
+    if template is None:
+        raise JudgeOutputError("template is nil")
+    options = template.response_scorer_options
+    if options is None:
+        raise JudgeOutputError("responseScorerOptions is required")
+    if not options.categories:
+        raise JudgeOutputError("categorical response scorer categories are required")
+    scores: dict[str, float] = {}
+    for category in options.categories:
+        if category is None:
+            raise JudgeOutputError("categorical category is nil")
+        label = category.label or ""
+        if not label:
+            raise JudgeOutputError("categorical category label is empty")
+        if category.score < 0 or category.score > 1:
+            raise JudgeOutputError(
+                f"categorical category {go_quote(label)} score must be between 0 and 1"
+            )
+        if label in scores:
+            raise JudgeOutputError(f"duplicate categorical category label {go_quote(label)}")
+        scores[label] = float(category.score)
+    return scores
+
+
+def score_categorical(response: Mapping[str, Any], metric: EvalMetric) -> ScoreResult:
+    scores = category_scores(metric)
+    payload = unmarshal_content(response)
+    label = field(payload, "category", "string")
+    reason = field(payload, "reason", "string")
+    if label is None:
+        raise JudgeOutputError("category is required")
+    if reason is None:
+        raise JudgeOutputError("reason is required")
+    value = ScoreValue(kind="categorical", categorical=label)
+    if label not in scores:
+        return ScoreResult(
+            score=0.0, reason=f"unknown categorical label {go_quote(label)}: {reason}", value=value
+        )
+    return ScoreResult(score=scores[label], reason=reason, value=value)
+
+
+def single_score_output(turn: TurnInput) -> dict[str, Any]:
+    unit = {"type": "number", "minimum": 0, "maximum": 1}
+    return json_schema_output(
+        "single_score_result",
+        "A score between 0 and 1 and a short reason.",
+        object_schema({"score": unit, "reason": {"type": "string"}}),
+    )
+
+
+def boolean_output(turn: TurnInput) -> dict[str, Any]:
+    return json_schema_output(
+        "boolean_result",
+        "Whether the evaluation passed and a short reason.",
+        object_schema({"passed": {"type": "boolean"}, "reason": {"type": "string"}}),
+    )
+
+
+def categorical_output(turn: TurnInput) -> dict[str, Any]:
+    labels = list(category_scores(turn.metric))
+    return json_schema_output(
+        "categorical_result",
+        "One category label and a short reason.",
+        object_schema(
+            {"category": {"type": "string", "enum": labels}, "reason": {"type": "string"}}
+        ),
+    )
+
+
+# the registry ---------------------------------------------------------------------------------
 
 
 class UnknownOperatorError(LookupError):
@@ -91,24 +235,18 @@ class OperatorRegistry:
     def default(cls) -> OperatorRegistry:
         """A fresh registry holding the built-in operators."""
         reg = cls()
-        for name, scorer in (
-            ("finalresponse", score_final_response),
-            ("hallucination", score_hallucination),
-            ("rubric_scores", score_rubric_scores),
-            ("single_score", score_single_score),
-            ("boolean", score_boolean),
-            ("categorical", score_categorical),
-            ("verifier_pairwise", score_verifier_pairwise),
-        ):
-            reg.register_scorer(name, scorer)
-        reg.register_samples_aggregator("majority_vote", aggregators.majority_vote)
-        reg.register_samples_aggregator("min", aggregators.min_sample)
-        reg.register_samples_aggregator("mean", aggregators.mean_samples)
-        reg.register_invocations_aggregator("average", aggregators.average)
-        reg.register_structured_output("single_score", structured.single_score_output)
-        reg.register_structured_output("rubric_scores", structured.rubric_scores_output)
-        reg.register_structured_output("boolean", structured.boolean_output)
-        reg.register_structured_output("categorical", structured.categorical_output)
+        reg.register_scorer("rubric_scores", score_rubric_scores)
+        reg.register_scorer("single_score", score_single_score)
+        reg.register_scorer("boolean", score_boolean)
+        reg.register_scorer("categorical", score_categorical)
+        reg.register_samples_aggregator("majority_vote", majority_vote)
+        reg.register_samples_aggregator("min", min_sample)
+        reg.register_samples_aggregator("mean", mean_samples)
+        reg.register_invocations_aggregator("average", average)
+        reg.register_structured_output("single_score", single_score_output)
+        reg.register_structured_output("rubric_scores", rubric_scores_output)
+        reg.register_structured_output("boolean", boolean_output)
+        reg.register_structured_output("categorical", categorical_output)
         return reg
 
     def copy(self) -> OperatorRegistry:

@@ -14,7 +14,7 @@ from agenteval_nb.evaluators.llm import (
     OperatorRegistry,
     ScoreResult,
 )
-from agenteval_nb.evaluators.llm.template import (
+from agenteval_nb.evaluators.llm.template_judge import (
     BindingError,
     JSONPathError,
     RenderError,
