@@ -19,7 +19,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m agenteval_nb demo --out out
 
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env
 
 bench: $(STAMP)
@@ -33,6 +33,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check agenteval_nb tests bench
 	$(BIN)/ruff format --check agenteval_nb tests bench
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

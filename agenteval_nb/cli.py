@@ -359,7 +359,9 @@ def _runs_from_args(args: argparse.Namespace) -> tuple[list[tuple[str, EvalRun]]
         store = open_result_store(args.store)
         try:
             if args.result_id:
-                return [(args.result_id, load_run(store, args.app, args.result_id))], False
+                one = load_run(store, args.app, args.result_id)
+                assert isinstance(one, EvalRun)  # a result id names one result
+                return [(args.result_id, one)], False
             runs = RunCollection.from_store(store, args.app)
         finally:
             store.close()
@@ -403,11 +405,11 @@ def _cmd_passk(args: argparse.Namespace) -> int:
     run = runs[0][1]
     df = run.pass_at_k_df(ks=args.k, backend="polars")
     if args.json:
-        rows = [
+        records = [
             {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
             for row in df.to_dicts()
         ]
-        print(json.dumps(rows, default=str, allow_nan=False, indent=2))  # NaN ⇒ null
+        print(json.dumps(records, default=str, allow_nan=False, indent=2))  # NaN ⇒ null
         return EXIT_OK
     overall = {r["k"]: r for r in df.iter_rows(named=True) if r["level"] == "overall"}
     reference = {r["k"]: r for r in df.iter_rows(named=True) if r["level"] == "eval_set"}

@@ -146,15 +146,15 @@ def capture_invocation(
             if item.call_id is not None:
                 by_id[item.call_id] = call
         elif isinstance(item, ToolCallOutputItem):
-            call = by_id.get(item.call_id) if item.call_id is not None else None
-            if call is None:
+            found = by_id.get(item.call_id) if item.call_id is not None else None
+            if found is None:
                 raise ToolResultError(
                     f"tool ID {item.call_id} not found in tool ID index for tool result response"
                 )
-            call.result = json_ready(item.output)
-            note = (mock_notes or {}).get(item.call_id)
+            found.result = json_ready(item.output)
+            note = (mock_notes or {}).get(item.call_id) if item.call_id is not None else None
             if note is not None:
-                call.mock = note  # an extra wire key, as the ToolBox records mocked calls
+                found.mock = note  # an extra wire key, as the ToolBox records mocked calls
         elif isinstance(item, MessageOutputItem):
             texts.append(ItemHelpers.text_message_output(item))
     final = _final_text(final_output)
@@ -215,7 +215,7 @@ class OpenAIAgentsSDKAgent:
             raise TypeError(
                 f"expected an agents.Agent or a function building one, got {type(agent).__name__}"
             )
-        self.agent: SDKAgent[Any] = agent if self._factory is None else self._build()
+        self.agent: SDKAgent[Any] = agent if isinstance(agent, SDKAgent) else self._build()
         self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SDKAgent[Any]] = (
             weakref.WeakKeyDictionary()
         )
@@ -294,7 +294,7 @@ class OpenAIAgentsSDKAgent:
         try:
             result = await Runner.run(
                 agent,
-                input=[*context, *prior, user_item],
+                input=[*context, *prior, user_item],  # type: ignore[list-item]  # SDK input dicts
                 context=self.context_factory(turn) if self.context_factory else None,
                 max_turns=self.max_turns,
                 run_config=self._run_config(turn),

@@ -240,7 +240,7 @@ def merge_into(evalset: EvalSet, items: list[Pending]) -> bool:
     """Merge the items' turns into their cases of ``evalset`` (new cases appended, in order of
     arrival); a turn that cannot be merged gets its error. True when anything changed."""
     cases = list(evalset.eval_cases or ())
-    index = {}
+    index: dict[str, int] = {}
     for i, case in enumerate(cases):
         index.setdefault(case.eval_id, i)
     changed = False

@@ -47,9 +47,9 @@ from .columns import COLUMNS, SCHEMAS, STRS
 if TYPE_CHECKING:
     from .record import RunRecord
 
-_STR = pl.String
-_INT = pl.Int64
-_F64 = pl.Float64
+_STR = pl.String()
+_INT = pl.Int64()
+_F64 = pl.Float64()
 _BOOL = pl.Boolean
 _STRS = STRS
 _PA_STRS = pa.list_(pa.string())
@@ -217,7 +217,7 @@ def _extra_has(m: EvalMetricResult, key: str) -> bool:
     if details is None:
         return False
     extra = details.__pydantic_extra__
-    return bool(extra) and key in extra
+    return extra is not None and key in extra
 
 
 # -- cases and metrics ----------------------------------------------------------------------------
@@ -455,10 +455,11 @@ def _rubric_texts(
     by_case: dict[tuple[str, str, str], str] = {}
     for evalset in run.evalsets:
         for case in evalset.eval_cases or ():
-            for rubric in case.rubrics or ():
-                if rubric.id is None or rubric.content is None or not rubric.content.text:
+            for case_rubric in case.rubrics or ():
+                rid, content = case_rubric.id, case_rubric.content
+                if rid is None or content is None or not content.text:
                     continue
-                by_case[(case.eval_id, rubric.metric_name or "", rubric.id)] = rubric.content.text
+                by_case[(case.eval_id, case_rubric.metric_name or "", rid)] = content.text
     return by_metric, by_case
 
 

@@ -29,20 +29,20 @@ from .stats import mcnemar, paired_bootstrap_ci, paired_difference
 _EVALUATED = ("passed", "failed")
 
 STATS_SCHEMA: dict[str, pl.DataType] = {
-    "metric_name": pl.String,
-    "n": pl.Int64,
-    "mean_diff": pl.Float64,
-    "se": pl.Float64,
-    "ci_low": pl.Float64,
-    "ci_high": pl.Float64,
-    "boot_ci_low": pl.Float64,
-    "boot_ci_high": pl.Float64,
-    "n_flipped": pl.Int64,
-    "n_pass_to_fail": pl.Int64,
-    "n_fail_to_pass": pl.Int64,
-    "mcnemar_p": pl.Float64,
-    "mcnemar_exact_p": pl.Float64,
-    "n_unpaired": pl.Int64,
+    "metric_name": pl.String(),
+    "n": pl.Int64(),
+    "mean_diff": pl.Float64(),
+    "se": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+    "boot_ci_low": pl.Float64(),
+    "boot_ci_high": pl.Float64(),
+    "n_flipped": pl.Int64(),
+    "n_pass_to_fail": pl.Int64(),
+    "n_fail_to_pass": pl.Int64(),
+    "mcnemar_p": pl.Float64(),
+    "mcnemar_exact_p": pl.Float64(),
+    "n_unpaired": pl.Int64(),
 }
 """Per-metric statistics: ``n`` complete pairs; ``mean_diff``, ``se`` (``sd(d)/√n``) and the
 normal CI; the seeded paired-bootstrap percentile CI; ``n_flipped`` with its two directions

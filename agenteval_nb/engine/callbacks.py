@@ -63,7 +63,8 @@ class Callbacks:
         self, point: CallbackPoint | str, fn: Callback, name: str | None = None
     ) -> Callbacks:
         point = CallbackPoint(point)
-        self._points.setdefault(point, []).append((name or getattr(fn, "__name__", "callback"), fn))
+        label = name or str(getattr(fn, "__name__", "callback"))
+        self._points.setdefault(point, []).append((label, fn))
         return self
 
     def __bool__(self) -> bool:

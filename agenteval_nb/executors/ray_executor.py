@@ -212,7 +212,8 @@ class RayExecutor:
         if self._actors:
             return
         count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self._actors = [_CaseWorker.options(**self.actor_options).remote() for _ in range(count)]
+        worker: Any = _CaseWorker  # a Ray actor class: .options() is added by @ray.remote
+        self._actors = [worker.options(**self.actor_options).remote() for _ in range(count)]
         _LIVE.add(self)
 
     async def open(self, job: CaseJob, context: EvaluationContext) -> _RayRun:

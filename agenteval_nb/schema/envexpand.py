@@ -41,6 +41,7 @@ def expand(text: str, lookup: Callable[[str], str | None] | Mapping[str, str] | 
     """Expand ``$VAR`` / ``${VAR}`` in ``text`` (environment by default)."""
     if "$" not in text:
         return text
+    get: Callable[[str], str | None]
     if lookup is None:
         get = os.environ.get
     elif isinstance(lookup, Mapping):

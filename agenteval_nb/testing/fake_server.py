@@ -436,8 +436,8 @@ class FakeOpenAIServer:
                 scripted = self._script.popleft() if self._script else None
         if not is_chat:
             if method == "GET" and path.endswith("/models"):
-                body = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
-                request.send(200, json.dumps(body).encode(), "application/json", {})
+                models = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                request.send(200, json.dumps(models).encode(), "application/json", {})
             else:
                 message = json.dumps(error_body(f"no route {method} {path}", type_="not_found"))
                 request.send(404, message.encode(), "application/json", {})
