@@ -229,7 +229,8 @@ def label_distribution(
     judgement, side by side; the title gives each expected score and valid-label mass.
 
     ``invocation_index`` is 0-based as in the frames; the title numbers turns from 1, as the
-    inspector does. ``run_id`` picks the run (default: the first one with a distribution).
+    inspector does. ``run_id`` picks the run (default: the first one with a distribution); the
+    title names it.
     """
 
     df = (
@@ -281,8 +282,8 @@ def label_distribution(
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1.15)
     ax.set_title(
-        f"{eval_id} · {metric} · turn {invocation_index + 1} · sample {sample_index}\n"
-        + " | ".join(titles),
+        f"{eval_id} · run {run_id} · {metric} · turn {invocation_index + 1} · "
+        f"sample {sample_index}\n" + " | ".join(titles),
         fontsize=9,
     )
     ax.legend(fontsize=8)
