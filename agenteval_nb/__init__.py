@@ -82,8 +82,12 @@ _SUBMODULES = {
     "testing",
     "stores",
     "plots",
+    "review",
 }
-_SUBMODULE_PATHS = {"stats": "agenteval_nb.analysis.stats"}
+_SUBMODULE_PATHS = {
+    "stats": "agenteval_nb.analysis.stats",
+    "review": "agenteval_nb.analysis.reviews",
+}
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])
 

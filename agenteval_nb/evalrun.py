@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .analysis import headline, passk, stats
+from .analysis import headline, passk, reviews, stats
 from .analysis.frames import frame, to_backend
 from .analysis.paired import Comparison, compare_records
 from .analysis.record import HoldsRecord, RunRecord, record_of
@@ -190,6 +190,23 @@ class EvalRun:
     def logprobs_df(self, backend: str | None = None) -> Any:
         """One row per (turn result, verifier sample, candidate A/B, label A..T)."""
         return frame(self.record, "logprobs", backend)
+
+    def reviews_df(self, backend: str | None = None) -> Any:
+        """One row per human mark: ids, ``metric``, ``mark``, ``note``, ``reviewer``,
+        ``timestamp`` (:func:`.analysis.reviews.reviews_frame`)."""
+        return reviews.reviews_frame(self.record, backend)
+
+    def mark(
+        self,
+        eval_id: str,
+        run_id: int,
+        mark: str,
+        note: str | None = None,
+        metric: str | None = None,
+    ) -> reviews.Mark:
+        """Mark a case result (or its ``metric``) ``pass`` / ``fail`` / ``unsure``; kept in the
+        result file's review file (:func:`.analysis.reviews.add_mark`)."""
+        return reviews.add_mark(self.record, eval_id, run_id, mark, note, metric)
 
     # -- statistics -----------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from .analysis.agreement import Agreement, agreement
 from .analysis.paired import Comparison
 from .analysis.passk import num_runs, pass_at_k_frame
 from .analysis.record import HoldsRecord, RunRecord, record_of
@@ -228,7 +229,8 @@ def label_distribution(
     judgement, side by side; the title gives each expected score and valid-label mass.
 
     ``invocation_index`` is 0-based as in the frames; the title numbers turns from 1, as the
-    inspector does. ``run_id`` picks the run (default: the first one with a distribution).
+    inspector does. ``run_id`` picks the run (default: the first one with a distribution); the
+    title names it.
     """
 
     df = (
@@ -280,8 +282,8 @@ def label_distribution(
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1.15)
     ax.set_title(
-        f"{eval_id} · {metric} · turn {invocation_index + 1} · sample {sample_index}\n"
-        + " | ".join(titles),
+        f"{eval_id} · run {run_id} · {metric} · turn {invocation_index + 1} · "
+        f"sample {sample_index}\n" + " | ".join(titles),
         fontsize=9,
     )
     ax.legend(fontsize=8)
@@ -373,3 +375,34 @@ __all__ = [
     "rubric_heatmap",
     "score_distribution",
 ]
+
+
+def calibration(run: Run | Agreement, metric: str | None = None, bins: int = 10) -> Figure:
+    """Reliability plot of ``metric``'s score against human marks (pass = 1): per bin of the
+    score, the share marked pass against the mean score, with the diagonal of perfect
+    calibration and the bin sizes (:func:`~.analysis.agreement.calibration_bins`)."""
+    result = run if isinstance(run, Agreement) else agreement(run, n_resamples=0)
+    names = result.pairs["metric_name"].unique(maintain_order=True).to_list()
+    fig = _figure()
+    metric = metric or (names[0] if names else None)
+    if metric is None or metric not in names:
+        return _no_data(fig, "no human marks to calibrate against")
+    table = result.calibration(metric, bins)
+    ax = fig.add_subplot()
+    ax.plot([0.0, 1.0], [0.0, 1.0], color="grey", linestyle="--", label="perfect calibration")
+    ax.plot(
+        table["mean_q"].to_list(),
+        table["mean_y"].to_list(),
+        marker="o",
+        color=_A,
+        label=f"{metric} ({result.against})",
+    )
+    for q, y, n in table.select("mean_q", "mean_y", "n").rows():
+        ax.annotate(f"n={n}", (q, y), textcoords="offset points", xytext=(4, -10), fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("mean score in bin")
+    ax.set_ylabel(f"share marked pass ({result.against})")
+    ax.set_title(f"Calibration of {metric} against {result.against} marks")
+    ax.legend(loc="upper left")
+    return fig

@@ -7,7 +7,7 @@ column means one entry in :data:`COLUMNS`, its name in the frame lists below, an
 extractor in the builder of its level.
 
 Frames: C ``cases_df``, M ``metrics_df``, I ``invocations_df``, R ``rubrics_df``,
-S ``samples_df``, L ``logprobs_df``.
+S ``samples_df``, L ``logprobs_df``, V ``reviews_df`` (human marks, :mod:`.reviews`).
 """
 
 from __future__ import annotations
@@ -89,6 +89,11 @@ COLUMNS: dict[str, Column] = {
         _c("sample_score", _F, "comparison score of the sample, `0.5 + (sA − sB)/2`"),
         _c("swapped_score", _F, "score with candidates swapped, from A's point of view"),
         _c("swap_gap", _F, "`sample_score − swapped_score` (position bias)"),
+        _c("metric", _S, "metric a human mark judges (null: the whole case result)"),
+        _c("mark", _S, "human verdict: `pass`, `fail` or `unsure`"),
+        _c("note", _S, "the reviewer's note"),
+        _c("reviewer", _S, "who marked (`ae.config.reviewer`, default the OS user)"),
+        _c("timestamp", pl.Datetime("us", "UTC"), "when the mark was set (UTC)"),
     )
 }
 """Every public frame column, in the order of the docs table."""
@@ -161,6 +166,16 @@ FRAME_COLUMNS: dict[str, tuple[str, ...]] = {
         "swapped_score",
         "swap_gap",
     ),
+    "reviews": (
+        "eval_set_id",
+        "eval_id",
+        "run_id",
+        "metric",
+        "mark",
+        "note",
+        "reviewer",
+        "timestamp",
+    ),
 }
 """Frame kind → its columns, in frame order."""
 
@@ -171,6 +186,7 @@ LETTERS = {
     "rubrics": "R",
     "samples": "S",
     "logprobs": "L",
+    "reviews": "V",
 }
 
 
@@ -184,6 +200,8 @@ SCHEMAS: dict[str, dict[str, pl.DataType]] = {kind: schema(kind) for kind in FRA
 
 
 def _dtype_name(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Datetime):
+        return f"Datetime[{dtype.time_unit},{dtype.time_zone}]"
     return "List[Str]" if dtype == STRS else str(dtype)
 
 

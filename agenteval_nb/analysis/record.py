@@ -39,6 +39,7 @@ from ..io import (
     save_details,
     save_result,
 )
+from ..io.reviews import Mark
 from ..offline_flags import run_flags
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
 from .frames import BUILDERS, TableInput
@@ -74,6 +75,7 @@ class RunRecord:
         self.app_name = app_name
         self.elapsed_s = elapsed_s
         self.info = dict(info or {})
+        self.marks: list[Mark] = []  # human marks of a run without a result file (.reviews)
         self._tables: dict[str, pl.DataFrame] = {}
         self._built_from: tuple[Any, ...] = ()
 

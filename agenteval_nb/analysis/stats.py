@@ -15,7 +15,7 @@ Conventions shared by every function here:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
 
@@ -23,16 +23,34 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from .agreement import (
+    Agreement,
+    agreement,
+    brier_score,
+    calibration_bins,
+    cohen_kappa,
+    cohen_kappa_ci,
+    expected_calibration_error,
+    fleiss_kappa,
+    flip_rate,
+)
 from .frames import across_runs_frame
 from .record import RunRecord
 
 __all__ = [
+    "Agreement",
     "Interval",
+    "agreement",
     "binary_se",
     "bootstrap_ci",
+    "brier_score",
+    "calibration_bins",
     "cluster_bootstrap_ci",
     "clustered_se",
     "cohen_kappa",
+    "cohen_kappa_ci",
+    "expected_calibration_error",
+    "fleiss_kappa",
     "flip_rate",
     "mcnemar",
     "mean_se",
@@ -387,50 +405,6 @@ def summarize_scores(
             pass_rate_ci_high=p_high,
         )
     return out
-
-
-# -- judge reliability ----------------------------------------------------------------------------
-
-
-def cohen_kappa(a_labels: Sequence[Hashable], b_labels: Sequence[Hashable]) -> float:
-    """Cohen's κ between two raters: ``(p_o − p_e) / (1 − p_e)``.
-
-    ``p_o`` = share of items with equal labels, ``p_e = Σ_l p_A(l)·p_B(l)`` from each rater's
-    label shares. NaN when there are no items or ``p_e == 1`` (both raters use one label).
-    """
-    a_list, b_list = list(a_labels), list(b_labels)
-    if len(a_list) != len(b_list):
-        raise ValueError(f"label lists differ in length: {len(a_list)} != {len(b_list)}")
-    n = len(a_list)
-    if n == 0:
-        return math.nan
-    observed = sum(x == y for x, y in zip(a_list, b_list, strict=True)) / n
-    a_counts: dict[Hashable, int] = {}
-    b_counts: dict[Hashable, int] = {}
-    for x in a_list:
-        a_counts[x] = a_counts.get(x, 0) + 1
-    for y in b_list:
-        b_counts[y] = b_counts.get(y, 0) + 1
-    expected = sum(count * b_counts.get(label, 0) for label, count in a_counts.items()) / (n * n)
-    if expected >= 1.0:
-        return math.nan
-    return (observed - expected) / (1.0 - expected)
-
-
-def flip_rate(groups_of_sample_statuses: Iterable[Sequence[Hashable]]) -> float:
-    """Share of groups (judge samples of one invocation) whose samples do not all agree.
-
-    Groups with fewer than 2 samples carry no information and are skipped; NaN when no group
-    has 2 or more samples.
-    """
-    counted = flipped = 0
-    for group in groups_of_sample_statuses:
-        items = list(group)
-        if len(items) < 2:
-            continue
-        counted += 1
-        flipped += any(item != items[0] for item in items[1:])
-    return flipped / counted if counted else math.nan
 
 
 _SUMMARY_SCHEMA: dict[str, Any] = {

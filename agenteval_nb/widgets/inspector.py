@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import polars as pl
 from markupsafe import Markup
 
 from ..analysis.record import RunRecord, record_flags
+from ..analysis.reviews import Mark, add_mark, marks_of
 from ..render import render_case
 from ..render.case import metric_rubric_texts
 from ..render.flags import flags_badges
@@ -28,6 +30,8 @@ STATUS_OPTIONS = [
     ("not evaluated", "not_evaluated"),
 ]
 _MARKS = {"failed": "✗", "passed": "✓", "not_evaluated": "–"}
+HUMAN_MARKS = {"pass": "👍 pass", "fail": "👎 fail", "unsure": "❔ unsure"}
+"""How a human mark of the whole case result shows in the list label."""
 
 
 def status_mark(status: str) -> str:
@@ -49,6 +53,7 @@ class RunSource:
         for entry in self.entries:
             names.update(entry.metrics)
         self._metric_names = sorted(n for n in names if n)
+        self.marks = {(m.eval_id, m.run_id): m for m in marks_of(run) if not m.metric}
 
     def metric_names(self) -> Sequence[str]:
         return self._metric_names
@@ -79,9 +84,43 @@ class RunSource:
         """``✗ case_id · run 2 · 0.25``: status mark, id (cut at 40 characters), run, score —
         the metric's status and score under a metric filter."""
         status, score = status_and_score(item, metric) or ("", None)
+        human = self.marks.get((item.eval_id, item.run_id))
+        tail = f" · {HUMAN_MARKS[human.mark]}" if human else ""
         return f"{status_mark(status)} {plain(item.eval_id, 40)} · run {item.run_id} · " + (
-            score_text(score, status, 3)
+            score_text(score, status, 3) + tail
         )
+
+    def mark(
+        self,
+        eval_id: str,
+        run_id: int,
+        mark: str,
+        note: str | None = None,
+        metric: str | None = None,
+    ) -> Mark:
+        """Keep a human mark of a case result (:func:`~agenteval_nb.analysis.reviews.add_mark`)."""
+        kept = add_mark(self.run, eval_id, run_id, mark, note, metric)
+        if metric is None:
+            self.marks[(eval_id, run_id)] = kept
+        return kept
+
+    def frame(self, items: Sequence[Entry]) -> pl.DataFrame:
+        """The cases-table rows of ``items`` in list order, plus a score column per metric
+        (``score:<metric>``) and the human mark of the case result (``human_mark``)."""
+        positions = [item.position for item in items]
+        cases = self.run.table("cases")[positions] if positions else self.run.table("cases")[:0]
+        scores = {
+            f"score:{name}": [item.metrics.get(name, ("", None))[1] for item in items]
+            for name in self._metric_names
+        }
+        human = [
+            m.mark if (m := self.marks.get((item.eval_id, item.run_id))) else None for item in items
+        ]
+        extra = pl.DataFrame(
+            {**scores, "human_mark": human},
+            schema={**dict.fromkeys(scores, pl.Float64), "human_mark": pl.String},
+        )
+        return pl.concat([cases, extra], how="horizontal")
 
     def render(self, item: Entry) -> Markup:
         return render_case(

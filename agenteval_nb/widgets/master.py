@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import ipywidgets as w
 from markupsafe import Markup
 
+from ..analysis.frames import to_backend
 from ..render import STYLESHEET
 from ..render.text import highlight, join, plain, text
 from .entries import PAGE_SIZE, SORT_OPTIONS, Query, parse_query
@@ -49,6 +50,15 @@ class Source(Protocol):
     def render(self, item: Any) -> Markup: ...
 
 
+class Reviewable(Protocol):
+    """A source whose items take human marks and read back as a frame (a run's cases)."""
+
+    def mark(
+        self, eval_id: str, run_id: int, mark: str, note: str | None, metric: str | None
+    ) -> Any: ...
+    def frame(self, items: Sequence[Any]) -> Any: ...
+
+
 def detail_html(body: Markup) -> str:
     """A detail pane value: the shared stylesheet and ``body`` inside the ``.ae`` scope."""
     return str(Markup('<style>{}</style><div class="ae">{}</div>').format(Markup(STYLESHEET), body))
@@ -70,8 +80,10 @@ LIST_WIDTH = "460px"
 
 PREV_PAGE = -1
 NEXT_PAGE = -2
+NO_MATCH = -3
 """List values of the "previous page" and "next page" rows: the arrow keys step onto them from
-the first or last row and the list turns the page, so the keyboard moves across pages."""
+the first or last row and the list turns the page, so the keyboard moves across pages. The
+"no case matches" row of an empty list has the value ``NO_MATCH``."""
 
 
 class MasterDetail(w.VBox):
@@ -150,10 +162,19 @@ class MasterDetail(w.VBox):
             [self.list, pager],
             layout=w.Layout(width=LIST_WIDTH, min_width=LIST_WIDTH, flex="0 0 auto"),
         )
+        self.note = w.Text(placeholder="note for the mark", layout=w.Layout(width="260px"))
+        self.mark_buttons = {
+            mark: w.Button(description=mark, layout=w.Layout(width="70px"))
+            for mark in ("pass", "fail", "unsure")
+        }
+        for mark, button in self.mark_buttons.items():
+            button.on_click(lambda _b, mark=mark: self.mark_selected(mark, self.note.value or None))
+        review = w.HBox([w.Label("mark"), *self.mark_buttons.values(), self.note])
         self.children = (
             header,
             w.HBox([self.filters.metric, self.filters.status, self.filters.run]),
             w.HBox([self.filters.search, self.filters.sort]),
+            *((review,) if hasattr(source, "mark") else ()),
             w.HBox([master, self.detail], layout=w.Layout(align_items="flex-start")),
         )
         for control in (
@@ -214,12 +235,14 @@ class MasterDetail(w.VBox):
         options.extend((self.source.label(it, metric), i) for i, it in enumerate(visible))
         if self.page < self.num_pages - 1:
             options.append((f"▼ page {self.page + 2} of {self.num_pages}", NEXT_PAGE))
+        if not options:
+            options.append(("no case matches", NO_MATCH))
         select_index = min(max(select_index, 0), max(len(visible) - 1, 0))
         self._busy = True
         try:
             self.list.options = options
             self.list.rows = max(len(options), 1)
-            self.list.value = select_index if visible else None
+            self.list.value = select_index if visible else NO_MATCH
         finally:
             self._busy = False
         self.page_label.value = f"page {self.page + 1}/{self.num_pages} · {len(self.items)} items"
@@ -283,7 +306,7 @@ class MasterDetail(w.VBox):
             self.next_page()
         elif change["new"] == PREV_PAGE:
             self.prev_page()
-        else:
+        elif change["new"] != NO_MATCH:
             self._show(self.selected)
 
     def _show(self, item: Any) -> None:
@@ -302,6 +325,41 @@ class MasterDetail(w.VBox):
         else:
             self._cache.move_to_end(key)
         self.detail.value = value
+
+    # human review -------------------------------------------------------------------------
+
+    def mark(
+        self,
+        eval_id: str,
+        run_id: int,
+        mark: str,
+        note: str | None = None,
+        metric: str | None = None,
+    ) -> Any:
+        """Mark case result (``eval_id``, ``run_id``) — or its ``metric`` — ``pass``, ``fail``
+        or ``unsure`` (a reviewer from ``ae.config.reviewer``); the list shows the mark."""
+        kept = self._reviewable().mark(eval_id, run_id, mark, note, metric)
+        index = self.list.value if isinstance(self.list.value, int) else 0
+        self.go_to_page(self.page, max(index, 0))
+        return kept
+
+    def mark_selected(self, mark: str, note: str | None = None) -> Any:
+        """Mark the selected case result (the review buttons call this)."""
+        item = self.selected
+        if item is None:
+            raise LookupError("no case result is selected")
+        eval_id, run_id = self.source.key(item)
+        return self.mark(eval_id, run_id or 1, mark, note)
+
+    def filtered_df(self, backend: str | None = None) -> Any:
+        """The rows the list holds now (all pages, list order): the columns of ``cases_df()``,
+        ``score:<metric>`` per metric and ``human_mark``."""
+        return to_backend(self._reviewable().frame(self.items), backend)
+
+    def _reviewable(self) -> Reviewable:
+        if not hasattr(self.source, "mark"):
+            raise TypeError("marks and filtered_df belong to a run's inspector")
+        return self.source  # type: ignore[return-value]
 
     # static view ---------------------------------------------------------------------------
 

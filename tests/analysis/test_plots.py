@@ -141,3 +141,8 @@ def test_comparison_scatter_spreads_coinciding_points():
     assert len(offsets) == 200
     assert len({tuple(np.round(p, 6)) for p in offsets}) == 200  # no two on the same spot
     assert np.abs(offsets - 1.0).max() <= plots.JITTER + 1e-9
+
+
+def test_label_distribution_title_names_the_run_it_picked(run):
+    fig = plots.label_distribution(run, "c1", "verifier")
+    assert " · run 1 · " in fig.axes[0].get_title()
