@@ -174,11 +174,11 @@ def expected_calibration_error(q: npt.ArrayLike, y: npt.ArrayLike, bins: int = 1
     """ECE ``Σ_b (n_b/n)·|mean(y)_b − mean(q)_b|`` over :func:`calibration_bins`; NaN without
     items."""
     table = calibration_bins(q, y, bins)
-    n = table["n"].sum()
+    n = int(table["n"].sum())
     if not n:
         return math.nan
     gaps = (table["mean_y"] - table["mean_q"]).abs() * table["n"]
-    return float(gaps.sum() / n)
+    return float(gaps.sum()) / n
 
 
 # -- a run's verdicts --------------------------------------------------------------------------

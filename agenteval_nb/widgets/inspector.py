@@ -53,7 +53,9 @@ class RunSource:
         for entry in self.entries:
             names.update(entry.metrics)
         self._metric_names = sorted(n for n in names if n)
-        self.marks = {(m.eval_id, m.run_id): m for m in marks_of(run) if not m.metric}
+        self.marks: dict[tuple[str, int | None], Mark] = {
+            (m.eval_id, m.run_id): m for m in marks_of(run) if not m.metric
+        }
 
     def metric_names(self) -> Sequence[str]:
         return self._metric_names
