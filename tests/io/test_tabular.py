@@ -205,3 +205,17 @@ def test_evalset_to_df_round_trips(rows, trace, backend):
     again = ae.evalset_from_df(frame, eval_set_id="rt")
     assert _wire(again) == _wire(es)
     assert evalset_to_rows(again) == evalset_to_rows(es)
+
+
+def test_evaluate_takes_a_csv_path(tmp_path):
+    path = tmp_path / "cases.csv"
+    path.write_text("id,user,expected,actual\na,hi,hello,hello\nb,hi,hello,bye\n", "utf-8")
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1.0,
+        "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+    }
+    run = ae.evaluate(str(path), [metric], progress=False)
+    assert run.result.eval_set_id == "cases"
+    statuses = {c.eval_id: c.final_eval_status for c in run.result.eval_case_results}
+    assert statuses == {"a": "passed", "b": "failed"}
