@@ -378,17 +378,24 @@ def table_rows(table: Any) -> tuple[Iterable[Mapping[str, Any]], list[str]]:
 def read_table(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
     """Rows and columns of a CSV (every cell text, an empty cell missing), JSONL (one object a
     line, blank lines skipped) or Parquet file."""
+    file = Path(path)
     where = str(path)
-    suffix = Path(path).suffix.lower()
-    if not Path(path).is_file():
+    if not file.is_file():
         raise FormatError(where, "$", "file not found")
-    if suffix == ".parquet":
-        frame = pl.read_parquet(path)
+    if file.suffix.lower() == ".parquet":
+        frame = pl.read_parquet(file)
         return frame.to_dicts(), list(frame.columns)
-    text = Path(path).read_text(encoding="utf-8-sig")
-    if suffix == ".csv":
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError(where, "$", f"UTF-8 text ({exc.reason})") from None
+    if file.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
-        rows = [{k: (v if v != "" else None) for k, v in row.items()} for row in reader]
+        rows = []
+        for number, row in enumerate(reader, start=1):
+            if None in row:
+                raise FormatError(where, f"row {number}", "no more cells than the header has")
+            rows.append({k: (v if v != "" else None) for k, v in row.items()})
         return rows, list(reader.fieldnames or [])
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):

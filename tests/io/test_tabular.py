@@ -219,3 +219,10 @@ def test_evaluate_takes_a_csv_path(tmp_path):
     assert run.result.eval_set_id == "cases"
     statuses = {c.eval_id: c.final_eval_status for c in run.result.eval_case_results}
     assert statuses == {"a": "passed", "b": "failed"}
+
+
+def test_a_csv_row_longer_than_the_header_is_named(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("id,user\na,hi\nb,hi,extra\n", "utf-8")
+    with pytest.raises(ae.FormatError, match="row 2"):
+        ae.load_evalset(path)
