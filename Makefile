@@ -6,8 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 BASE_STAMP := $(VENV)/.base-stamp
 STAMP := $(VENV)/.installed-stamp
-# pip shows what it downloads and installs: no silent minutes
-PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
+# pip shows what it downloads and installs (no silent minutes); modules are compiled to
+# bytecode when first imported, not all at install time
+PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --no-compile
 
 .PHONY: install demo test bench lint clean
 
