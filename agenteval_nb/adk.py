@@ -447,3 +447,63 @@ def criteria_to_metrics(data: dict[str, Any], source: str) -> list[dict[str, Any
         metric.update(convert(float(threshold), options, source, path))
         metrics.append(metric)
     return metrics
+
+
+# ---------------------------------------------- trpc-agent-python's {"metrics": [...]} config
+
+
+def looks_like_metrics_config(data: Any) -> bool:
+    """True for trpc-agent-python's newer ``test_config.json``: an object with a ``metrics``
+    array (and optionally ``num_runs``)."""
+    return isinstance(data, dict) and isinstance(data.get("metrics"), list)
+
+
+METRIC_KEY_RENAMES = {
+    "default": "defaultStrategy",
+    "overrides": "toolStrategy",
+    "match": "matchStrategy",
+    "base_url": "baseURL",
+    "text_strategy": "text",
+    "json_strategy": "json",
+}
+"""trpc-agent-python spellings with another Go name (SPEC §1.4); every other snake_case key
+is made camelCase (``metric_name`` → ``metricName``, ``tool_trajectory`` → ``toolTrajectory``)."""
+
+VERBATIM_KEYS = frozenset(
+    {"generationConfig", "extraFields", "extension", "ignoreTree", "onlyTree", "schema"}
+)
+"""Keys (Go spelling) whose value is data, copied as it is: user JSON trees, extension, and
+``generationConfig``, whose keys are snake_case in the Go format too."""
+
+
+def _metric_keys(value: Any) -> Any:
+    """A metric (sub)tree with Go key names (:data:`METRIC_KEY_RENAMES`, :data:`VERBATIM_KEYS`);
+    the keys of ``toolStrategy`` are tool names and stay as they are."""
+    if isinstance(value, list):
+        return [_metric_keys(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        name = key
+        if isinstance(key, str):
+            name = METRIC_KEY_RENAMES.get(key) or (to_camel(key) if "_" in key else key)
+        if name in VERBATIM_KEYS:
+            out[name] = item
+        elif name == "toolStrategy" and isinstance(item, dict):
+            out[name] = {tool: _metric_keys(strategy) for tool, strategy in item.items()}
+        else:
+            out[name] = _metric_keys(item)
+    return out
+
+
+def metrics_config_to_metrics(data: dict[str, Any], source: str) -> tuple[list[Any], int | None]:
+    """Metrics (wire dicts, in file order) and ``num_runs`` (None when absent) of a
+    ``{"metrics": [...], "num_runs": N}`` config; each metric's keys as :func:`_metric_keys`
+    says. A metric that is not an object is left for validation to name."""
+    runs = data.get("num_runs", data.get("numRuns"))
+    if runs is not None:
+        _need(runs, int, source, "$.num_runs", "a positive integer (the number of runs)")
+        if runs < 1:
+            raise FormatError(source, "$.num_runs", f"a positive integer (got {runs})")
+    return [_metric_keys(m) for m in data["metrics"]], runs

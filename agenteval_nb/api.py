@@ -33,7 +33,7 @@ from .engine.run import EngineOutput, plan_runs, run_evaluation, selected_indice
 from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
-from .io import CaseSource, Source, as_source, load_metrics
+from .io import CaseSource, Source, as_source, load_metrics_config
 from .schema import EvalMetric, EvalSet
 from .syncio import sync_twin
 
@@ -54,7 +54,7 @@ async def evaluate_async(
     metrics: Source | Sequence[EvalMetric],
     *,
     agent: Any = None,
-    num_runs: int = 1,
+    num_runs: int | None = None,
     expected_agent: Any = None,
     user_simulator: Any = None,
     tool_mock_agent: Any = None,
@@ -99,13 +99,14 @@ async def evaluate_async(
     ``executor``: ``"local"`` (this process, the default) or ``ae.RayExecutor(...)`` to run the
     cases — inference and evaluation of each — on a Ray cluster.
 
-    Runs and cases: ``num_runs`` (an int ≥ 1) repeats one eval set, in parallel with
+    Runs and cases: ``num_runs`` (an int ≥ 1; default: the ``num_runs`` of a ``{"metrics":
+    [...], "num_runs": N}`` metrics file, else 1) repeats one eval set, in parallel with
     ``runs_parallel``; ``case_ids`` keeps only these cases (one id as a str, or a list; unknown
-    ids are ignored with a warning); ``case_parallelism`` cases are evaluated at once (turns
-    and metrics of a case in order; default: twice ``judge_concurrency`` when a judge runs and
-    no agent does, so that the judge's per-endpoint limit bounds judge calls, else 8);
-    ``app_name`` defaults to the first case's ``sessionInput.appName``; ``session_id_factory``
-    makes session ids (uuid4).
+    ids are ignored with a warning); ``case_parallelism`` cases are evaluated at once (turns and
+    metrics of a case in order; default: twice ``judge_concurrency`` when a judge runs and no
+    agent does, so that the judge's per-endpoint limit bounds judge calls, else 8); ``app_name``
+    defaults to the first case's ``sessionInput.appName``; ``session_id_factory`` makes session
+    ids (uuid4).
 
     Scoring: ``registry`` holds the evaluators and compare/tokenizer hooks (default: a fresh
     ``Registry.default()``); ``callbacks`` at the eight points of SPEC §8.5;
@@ -127,7 +128,8 @@ async def evaluate_async(
     # the keywords, checked (nothing is opened yet)
     sets = _sources(evalset)
     registry = registry or Registry.default()
-    num_runs = positive_int("num_runs", num_runs)
+    metric_list, file_runs = load_metrics_config(metrics)  # type: ignore[arg-type]
+    num_runs = positive_int("num_runs", num_runs if num_runs is not None else file_runs or 1)
     parallelism = (
         None if case_parallelism is None else positive_int("case_parallelism", case_parallelism)
     )
@@ -135,7 +137,6 @@ async def evaluate_async(
     total = _case_count(plan_runs(sets, num_runs), ids)
     agents = _agents(agent, expected_agent, user_simulator, tool_mock_agent, agent_timeout)
     where = case_executor(executor)
-    metric_list = load_metrics(metrics)  # type: ignore[arg-type]
     extras = _judge_extras(judge, judge_num_samples)
     judge_settings = JudgeSettings(
         judge=judge,

@@ -39,12 +39,12 @@ from typing import Any
 import polars as pl
 
 from . import demo
-from .adk import looks_like_adk_config
+from .adk import looks_like_adk_config, looks_like_metrics_config
 from .agents.base import Agent, as_agent
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .evalrun import EvalRun
-from .io import load_evalset, load_metrics, save_evalset, save_metrics
+from .io import load_evalset, load_metrics, load_metrics_config, save_evalset, save_metrics
 from .report.junit import write_junit
 from .runs import RunCollection, as_run, load_run
 from .secrets import redact
@@ -308,7 +308,10 @@ def summary_table(run: EvalRun) -> str:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     sets = list(args.evalsets)  # paths: a Go-format file is streamed, case by case
-    metrics = load_metrics(args.metrics)
+    metrics, file_runs = load_metrics_config(args.metrics)
+    num_runs = args.runs or file_runs or 1
+    if args.runs is None and file_runs is not None:
+        print(f"num_runs {file_runs} (from {args.metrics})")
     agent = load_agent(args.agent) if args.agent else None
     store = open_result_store(args.store) if args.store else None
     try:
@@ -317,7 +320,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             metrics,
             agent=agent,
             agent_timeout=args.agent_timeout,
-            num_runs=args.runs,
+            num_runs=num_runs,
             app_name=args.app,
             result_store=store,
             progress=not args.quiet,
@@ -461,13 +464,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _kind_of(path: str) -> str:
-    """``"metrics"`` for a metrics array or a google-adk ``test_config.json``, else
-    ``"evalset"``."""
+    """``"metrics"`` for a metrics array or a ``test_config.json`` (``{"criteria": …}`` or
+    ``{"metrics": […]}``), else ``"evalset"`` (tables included)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return "evalset"  # the eval set loader says what is wrong
-    if looks_like_adk_config(data):
+    if looks_like_adk_config(data) or looks_like_metrics_config(data):
         return "metrics"
     metric_keys = ("metricName", "metric_name")
     if isinstance(data, list) and data and all(isinstance(d, dict) for d in data):
@@ -532,7 +535,7 @@ def _add_run_arguments(p: argparse.ArgumentParser, *, legacy: bool) -> None:
         help="eval set file(s); several = recorded runs 1..N of one eval set",
     )
     p.add_argument(
-        "--metrics", required=True, metavar="M", help="metrics file (or ADK test_config.json)"
+        "--metrics", required=True, metavar="M", help="metrics file (or a test_config.json)"
     )
     p.add_argument(
         "--agent",
@@ -547,7 +550,11 @@ def _add_run_arguments(p: argparse.ArgumentParser, *, legacy: bool) -> None:
         help="seconds each agent turn may take; a slower turn fails its case (default: no limit)",
     )
     p.add_argument(
-        "--runs", type=positive_int, default=1, metavar="N", help="runs per case (default 1)"
+        "--runs",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="runs per case (default: num_runs of the metrics file, else 1)",
     )
     p.add_argument("--app", help="app name (default: the first case's sessionInput.appName)")
     p.add_argument(

@@ -13,6 +13,8 @@ One concept per module, listed bottom up (a module imports only modules listed b
 * :mod:`~agenteval_nb.io.gowriter`: models written as the Go framework writes its files, whole
   or in pieces;
 * :mod:`~agenteval_nb.io.atomic`: files replaced atomically;
+* :mod:`~agenteval_nb.io.tabular`: eval sets from frames, CSV / JSONL / Parquet files and
+  ``datasets`` splits, and back to a frame;
 * :mod:`~agenteval_nb.io.loaders`: ``load_*`` and ``save_*`` of eval sets, metrics, cases,
   results;
 * :mod:`~agenteval_nb.io.sources`: eval sets and result files split into raw case texts,
@@ -36,6 +38,7 @@ from .loaders import (
     load_case,
     load_evalset,
     load_metrics,
+    load_metrics_config,
     load_result,
     save_evalset,
     save_metrics,
@@ -50,6 +53,7 @@ from .sources import (
     open_evalset,
     open_result,
 )
+from .tabular import evalset_from_dataset, evalset_from_df, evalset_to_df
 
 __all__ = [
     "MAX_DEPTH",
@@ -64,12 +68,16 @@ __all__ = [
     "as_source",
     "case_result_texts",
     "dumps",
+    "evalset_from_dataset",
+    "evalset_from_df",
+    "evalset_to_df",
     "go_escape",
     "is_json_text",
     "json_path",
     "load_case",
     "load_evalset",
     "load_metrics",
+    "load_metrics_config",
     "load_result",
     "open_evalset",
     "open_result",

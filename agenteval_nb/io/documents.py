@@ -118,7 +118,7 @@ def check_kind(kind: str, data: Any, source: str) -> None:
         wrong = (
             "evalsetid" not in keys
             and "evalcases" not in keys
-            and ("evalcaseresults" in keys or "criteria" in keys)
+            and ("evalcaseresults" in keys or "criteria" in keys or "metrics" in keys)
         )
     else:
         wrong = ("evalcases" in keys and "evalcaseresults" not in keys) or not any(
@@ -142,6 +142,7 @@ def kind_hint(data: Any) -> str:
         ("evalCases", "an eval set"),
         ("eval_cases", "an eval set"),
         ("criteria", "a google-adk test_config.json"),
+        ("metrics", "a trpc-agent-python test_config.json"),
         ("metricName", "a metric"),
     ):
         if wire_key.lower() in keys:

@@ -17,7 +17,7 @@ trpc-agent-python shapes are converted (:mod:`agenteval_nb.adk`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ from ..adk import (
     looks_like_adk,
     looks_like_adk_config,
     looks_like_adk_test,
+    looks_like_metrics_config,
+    metrics_config_to_metrics,
 )
 from ..errors import FormatError
 from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
@@ -38,6 +40,7 @@ from .decoding import decode_text
 from .documents import check_kind, json_type, kind_hint, validate_model
 from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, check_evalset, check_tree
 from .gowriter import dumps, result_chunks
+from .tabular import TABLE_SUFFIXES, evalset_from_table_file
 
 Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
 
@@ -76,15 +79,23 @@ def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
     return decode_text(text, str(path), max_depth), str(path)
 
 
-def load_evalset(src: Source | EvalSet) -> EvalSet:
+def load_evalset(
+    src: Source | EvalSet, *, columns: Mapping[str, str | None] | None = None
+) -> EvalSet:
     """Load an eval set: Go format, or converted from google-adk / trpc-agent-python; a model
     is returned as it is, once it meets the entry rules (:mod:`agenteval_nb.io.entry_rules`).
 
     Converted shapes (see :mod:`agenteval_nb.adk`): the snake_case / ``parts`` eval set, and
     google-adk's older ``*.test.json`` (a JSON array of turns, or of ``{name, data}`` cases).
+    A path ending ``.csv`` / ``.jsonl`` / ``.parquet`` is a table, one case a row
+    (:mod:`agenteval_nb.io.tabular`; ``columns`` maps a role such as ``"user"`` to its column).
     """
     if isinstance(src, EvalSet):
         return check_evalset(src)
+    if is_table_path(src):
+        return evalset_from_table_file(src, columns)  # type: ignore[arg-type]
+    if columns is not None:
+        raise TypeError("columns= is for .csv / .jsonl / .parquet files")
     data, source = _read(src)
     if looks_like_adk_test(data):
         data = adk_test_to_evalset(data, source, _stem(source))
@@ -92,6 +103,15 @@ def load_evalset(src: Source | EvalSet) -> EvalSet:
         data = adk_to_evalset(data, source)
     check_kind("eval set", data, source)
     return check_evalset(validate_model(EvalSet, data, source), source, tree=False)
+
+
+def is_table_path(src: object) -> bool:
+    """Whether ``src`` is a path (not JSON text) with a table suffix (:data:`TABLE_SUFFIXES`)."""
+    if isinstance(src, str) and is_json_text(src):
+        return False
+    if not isinstance(src, (str, os.PathLike)):
+        return False
+    return Path(os.fspath(src)).suffix.lower() in TABLE_SUFFIXES
 
 
 def _stem(source: str) -> str:
@@ -117,23 +137,43 @@ def load_metrics(src: Source | Iterable[EvalMetric]) -> list[EvalMetric]:
     """Load a metrics file: a JSON array of metrics; ``${VAR}`` in judgeModel is expanded.
     A list of metric models (or of models and dicts) meets the same depth and number rules.
 
-    A google-adk / trpc-agent-python ``test_config.json`` (``{"criteria": {...}}``) is
-    converted (see :func:`agenteval_nb.adk.criteria_to_metrics`).
+    A google-adk / trpc-agent-python ``test_config.json`` is converted: ``{"criteria": {...}}``
+    (:func:`agenteval_nb.adk.criteria_to_metrics`) and ``{"metrics": [...], "num_runs": N}``
+    (:func:`agenteval_nb.adk.metrics_config_to_metrics`; ``num_runs`` is read by
+    :func:`load_metrics_config`).
     """
+    return load_metrics_config(src)[0]
+
+
+def load_metrics_config(src: Source | Iterable[EvalMetric]) -> tuple[list[EvalMetric], int | None]:
+    """The metrics of ``src`` (as :func:`load_metrics`) and the number of runs it asks for:
+    ``num_runs`` of a ``{"metrics": [...], "num_runs": N}`` config, else None."""
     if isinstance(src, (list, tuple)) and all(isinstance(m, EvalMetric) for m in src):
         check_tree(list(src), OBJECT_SOURCE)
-        return list(src)
+        return list(src), None
     data, source = _read(src)  # type: ignore[arg-type]
-    if looks_like_adk_config(data):
+    num_runs = None
+    prefix: tuple[str, ...] = ()
+    if looks_like_metrics_config(data):
+        prefix = ("metrics",)
+        data, num_runs = metrics_config_to_metrics(data, source)
+    elif looks_like_adk_config(data):
         data = criteria_to_metrics(data, source)
     if isinstance(data, dict):
-        raise FormatError(source, "$", f"a JSON array of metrics, got an object{kind_hint(data)}")
+        raise FormatError(
+            source,
+            "$",
+            f"a JSON array of metrics, got an object that{kind_hint(data)}; an object is read "
+            'as a test_config.json when it has a "metrics" array or a "criteria" object',
+        )
     if not isinstance(data, list):
         raise FormatError(source, "$", f"a JSON array of metrics, got {json_type(data)}")
     return [
-        item if isinstance(item, EvalMetric) else validate_model(EvalMetric, item, source, (i,))
+        item
+        if isinstance(item, EvalMetric)
+        else validate_model(EvalMetric, item, source, (*prefix, i))
         for i, item in enumerate(data)
-    ]
+    ], num_runs
 
 
 def load_result(src: Source | EvalSetResult) -> EvalSetResult:
