@@ -1,0 +1,167 @@
+"""ae.experiment: agent and recorded variants side by side, refusal of a recorded run of
+another evaluation, save / load, the front door's frames."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+from _builders import METRIC, ExactAnswer, registry_with, turn
+
+import agenteval_nb as ae
+
+ANSWERS = {"q1": "a1", "q2": "a2", "q3": "a3"}
+
+
+def default_case(eval_id: str, question: str) -> dict:
+    return {
+        "evalId": eval_id,
+        "sessionInput": {"appName": "app", "userId": "u"},
+        "conversation": [turn(question, ANSWERS[question])],
+    }
+
+
+EVALSET = {
+    "evalSetId": "qa",
+    "evalCases": [default_case(f"c{i}", f"q{i}") for i in (1, 2, 3)],
+}
+
+
+def right(text: str) -> str:
+    return ANSWERS[text]
+
+
+def half_right(text: str) -> str:
+    return ANSWERS[text] if text != "q3" else "no idea"
+
+
+class Counting:
+    """An agent that counts its turns."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str) -> str:
+        self.calls += 1
+        return "no idea"
+
+
+def run_experiment(variants: dict, **kwargs):
+    return ae.experiment(
+        EVALSET,
+        [METRIC],
+        variants=variants,
+        registry=registry_with(ExactAnswer()),
+        progress=False,
+        **kwargs,
+    )
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    run = ae.evaluate(
+        EVALSET, [METRIC], agent=half_right, registry=registry_with(ExactAnswer()), progress=False
+    )
+    return run.save(tmp_path_factory.mktemp("rec") / "last_week.evalset_result.json")
+
+
+@pytest.fixture(scope="module")
+def exp(recorded):
+    return run_experiment(
+        {"right": right, "last_week": str(recorded), "wrong": Counting()}, num_runs=2
+    )
+
+
+def test_variants_keep_their_order_and_are_runs(exp):
+    assert exp.variants == ["right", "last_week", "wrong"]
+    assert isinstance(exp["right"], ae.EvalRun)
+    assert exp["right"].num_runs == 2
+    assert exp["last_week"].num_runs == 1
+    with pytest.raises(KeyError, match="no variant 'nope'"):
+        exp["nope"]
+
+
+def test_leaderboard_ranks_the_variants(exp):
+    board = exp.leaderboard_df(backend="polars")
+    overall = board.filter(pl.col("metric_name") == "overall")
+    assert overall["variant"].to_list() == ["right", "last_week", "wrong"]
+    assert overall["pass_rate"].to_list() == pytest.approx([1.0, 2 / 3, 0.0])
+    assert overall["case_runs"].to_list() == [6, 3, 6]
+    # k is the experiment's num_runs: the recorded run of one run has no pass@2
+    assert math.isnan(overall.filter(pl.col("variant") == "last_week")["pass_at_k"][0])
+
+
+def test_stacked_frames_and_matrix(exp):
+    cases = exp.cases_df(backend="polars")
+    assert cases.columns[0] == "variant"
+    assert cases.group_by("variant", maintain_order=True).len().rows() == [
+        ("right", 6),
+        ("last_week", 3),
+        ("wrong", 6),
+    ]
+    assert exp.metrics_df(backend="polars")["variant"].n_unique() == 3
+    matrix = exp.matrix_df(backend="polars")
+    assert matrix.rows() == [("c1", 1.0, 1.0, 0.0), ("c2", 1.0, 1.0, 0.0), ("c3", 1.0, 0.0, 0.0)]
+
+
+def test_pairwise_is_compare_with_holm(exp):
+    table = exp.pairwise_df(backend="polars")
+    assert table.height == 3
+    direct = ae.compare(exp["right"], exp["wrong"], backend="polars").stats
+    row = table.filter(pl.col("variant_a") == "right", pl.col("variant_b") == "wrong")
+    assert row["n_flipped"][0] == direct["n_flipped"][0] == 3
+    assert row["mcnemar_exact_p"][0] == direct["mcnemar_exact_p"][0] == pytest.approx(0.25)
+
+
+def test_a_recorded_run_of_another_eval_set_is_refused_before_any_agent_runs(tmp_path):
+    other = dict(EVALSET, evalSetId="other")
+    run = ae.evaluate(
+        other, [METRIC], agent=right, registry=registry_with(ExactAnswer()), progress=False
+    )
+    agent = Counting()
+    with pytest.raises(ValueError, match="variant 'old' was scored differently: eval set other"):
+        run_experiment({"new": agent, "old": run})
+    assert agent.calls == 0
+
+
+def test_a_recorded_run_of_other_metrics_or_cases_is_refused(recorded):
+    renamed = [{**METRIC, "metricName": "exact_answer"}, {"metricName": "x", "threshold": 1}]
+    with pytest.raises(ValueError, match="metrics exact_answer"):
+        ae.experiment(EVALSET, renamed, variants={"old": str(recorded)}, progress=False)
+    with pytest.raises(ValueError, match="has cases not in the eval set: c3"):
+        run_experiment({"old": str(recorded)}, case_ids=["c1", "c2"])
+
+
+def test_save_and_load_round_trip(exp, tmp_path):
+    exp["right"].info["agent_usage"] = {"prompt_tokens": 7, "completion_tokens": 3}
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    assert [v["file"] for v in manifest["variants"]] == [
+        "right.evalset_result.json",
+        "last_week.evalset_result.json",
+        "wrong.evalset_result.json",
+    ]
+    loaded = ae.load_experiment(folder)
+    assert loaded.variants == exp.variants
+    before = exp.leaderboard_df(backend="polars")
+    after = loaded.leaderboard_df(backend="polars")
+    assert after.equals(before)
+    assert after["agent_tokens"][0] == 10
+
+
+def test_load_experiment_names_a_bad_manifest(tmp_path):
+    (tmp_path / "experiment.json").write_text('{"variants": 3}')
+    with pytest.raises(ValueError, match=r"experiment\.json: expected"):
+        ae.load_experiment(tmp_path)
+
+
+def test_variant_files_are_safe_and_distinct():
+    from agenteval_nb.experiments import variant_files
+
+    assert variant_files(["a/b", "a?b", "mini+cot"]) == {
+        "a/b": "a_b.evalset_result.json",
+        "a?b": "a_b-2.evalset_result.json",
+        "mini+cot": "mini+cot.evalset_result.json",
+    }
