@@ -86,10 +86,7 @@ class Experiment(Mapping[str, EvalRun]):
     def leaderboard_df(self, level: float = 0.95, backend: str | None = None) -> Any:
         """One row per (variant, metric) and an ``"overall"`` row per variant
         (:data:`~.analysis.experiment.LEADERBOARD_SCHEMA`), best first."""
-        table = analysis.leaderboard_frame(
-            self.records, k=self.num_runs, price_table=self.price_table, level=level
-        )
-        return to_backend(table, backend)
+        return to_backend(analysis.leaderboard_of(self, level), backend)
 
     def pairwise_df(
         self,

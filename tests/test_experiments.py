@@ -165,3 +165,39 @@ def test_variant_files_are_safe_and_distinct():
         "a?b": "a_b-2.evalset_result.json",
         "mini+cot": "mini+cot.evalset_result.json",
     }
+
+
+def test_agent_variants_share_one_judge_client_each_with_its_own_usage(server):
+    from agenteval_nb.testing.heuristic_judge import HEURISTIC_MODEL, heuristic_handler
+
+    server.handler = heuristic_handler
+    judged = {
+        "metricName": "llm_final_response",
+        "threshold": 1,
+        "criterion": {
+            "llmJudge": {
+                "judgeModel": {
+                    "providerName": "openai",
+                    "modelName": HEURISTIC_MODEL,
+                    "baseURL": server.base_url,
+                    "apiKey": "test-key",
+                }
+            }
+        },
+    }
+    exp = ae.experiment(
+        EVALSET,
+        [judged],
+        variants={"right": right, "half": half_right},
+        num_runs=2,
+        cache=False,
+        progress=False,
+        price_table={HEURISTIC_MODEL: (1.0, 1.0)},
+    )
+    usages = [exp[name].info["judge_usage"] for name in exp.variants]
+    assert [u["requests"] for u in usages] == [6, 6]  # each its own share, not the running total
+    assert sum(u["requests"] for u in usages) == len(server.requests)
+    board = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
+    tokens = [u["prompt_tokens"] + u["completion_tokens"] for u in usages]
+    assert board["judge_tokens"].to_list() == tokens
+    assert board["cost"].to_list() == pytest.approx([t / 1e6 for t in tokens])

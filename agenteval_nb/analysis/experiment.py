@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import polars as pl
@@ -25,7 +25,7 @@ from .columns import SCHEMAS
 from .frames import frame
 from .paired import STATS_SCHEMA, compare_records
 from .passk import num_runs, pass_at_k_cases, pass_hat_k_cases
-from .record import RunRecord
+from .record import HoldsRecord, RunRecord, record_of
 from .stats import clustered_se, normal_ci, wilson_interval
 
 OVERALL = "overall"
@@ -85,6 +85,39 @@ PAIRWISE_SCHEMA: dict[str, pl.DataType] = {
 """The statistics of ``compare_records(a, b)`` (:data:`~.paired.STATS_SCHEMA`) per metric and
 pair, with ``p_holm`` (Holm over the pairs of the metric, exact McNemar p; NaN counts as 1) and
 ``significant`` (``p_holm < alpha``)."""
+
+
+@runtime_checkable
+class HoldsRecords(Protocol):
+    """An experiment as the views read it: named records, k of pass@k, the price table."""
+
+    @property
+    def records(self) -> dict[str, RunRecord]: ...
+
+    num_runs: int | None
+    price_table: dict[str, tuple[float, float]] | None
+
+
+def records_of(experiment: HoldsRecords | Mapping[str, RunRecord | HoldsRecord]) -> dict:
+    """Variant name → record of an experiment, or of a mapping of runs / records."""
+    if isinstance(experiment, HoldsRecords):
+        return dict(experiment.records)
+    return {name: record_of(run) for name, run in experiment.items()}
+
+
+def leaderboard_of(
+    experiment: HoldsRecords | Mapping[str, RunRecord | HoldsRecord], level: float = 0.95
+) -> pl.DataFrame:
+    """:func:`leaderboard_frame` of an experiment with its k and price table (of a mapping of
+    runs: the largest run count, no prices)."""
+    if isinstance(experiment, HoldsRecords):
+        return leaderboard_frame(
+            experiment.records,
+            k=experiment.num_runs,
+            price_table=experiment.price_table,
+            level=level,
+        )
+    return leaderboard_frame(records_of(experiment), level=level)
 
 
 # -- the family-wise correction ---------------------------------------------------------------
