@@ -44,6 +44,7 @@ from .agents.base import Agent, as_agent
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .evalrun import EvalRun
+from .experiments import experiment_of_runs
 from .io import load_evalset, load_metrics, save_evalset, save_metrics
 from .report.junit import write_junit
 from .runs import RunCollection, as_run, load_run
@@ -458,6 +459,67 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _variant_name(path: str) -> str:
+    """A result file's variant name: its file name without ``.evalset_result.json`` (or
+    without its last suffix)."""
+    name = Path(path).name
+    suffix = ".evalset_result.json"
+    return name[: -len(suffix)] if name.endswith(suffix) else Path(path).stem
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    names = [_variant_name(p) for p in args.results]
+    taken = sorted({n for n in names if names.count(n) > 1})
+    if taken:
+        raise UsageError(f"two results would be variant {taken[0]!r}; rename one of the files")
+    try:
+        exp = experiment_of_runs(dict(zip(names, args.results, strict=True)))
+    except TypeError as exc:
+        raise UsageError(str(exc)) from None
+    board = exp.leaderboard_df(backend="polars")
+    pairs = exp.pairwise_df(args.metric, backend="polars")
+    if args.metric is not None:
+        if args.metric not in board["metric_name"].to_list():
+            known = ", ".join(dict.fromkeys(board["metric_name"].to_list()))
+            raise UsageError(f"--metric {args.metric!r}: not a metric of the results ({known})")
+        board = board.filter(pl.col("metric_name") == args.metric)
+    rows = [
+        [
+            r["variant"],
+            r["metric_name"],
+            f"{r['n_passed']}/{r['case_runs']}",
+            r["pass_rate"],
+            f"[{_cell(r['pass_rate_low'])}, {_cell(r['pass_rate_high'])}]",
+            r["mean_score"],
+            r["pass_at_1"],
+            r["pass_at_k"],
+            r["errors"],
+            r["cost"],
+        ]
+        for r in board.iter_rows(named=True)
+    ]
+    k = board["k"][0] if board.height else 1
+    header = ["variant", "metric", "passed", "pass rate", "95% Wilson", "mean score"]
+    print(table([*header, "pass@1", f"pass@{k}", "errors", "cost"], rows))
+    print()
+    pair_rows = [
+        [
+            r["metric_name"],
+            f"{r['variant_a']} vs {r['variant_b']}",
+            r["n"],
+            r["mean_diff"],
+            r["n_flipped"],
+            r["mcnemar_exact_p"],
+            r["p_holm"],
+            "yes" if r["significant"] else "no",
+        ]
+        for r in pairs.iter_rows(named=True)
+    ]
+    header = ["metric", "pair (A vs B)", "n", "mean diff", "flipped", "exact p", "Holm p"]
+    print(table([*header, "significant"], pair_rows))
+    return EXIT_OK
+
+
 def _kind_of(path: str) -> str:
     """``"metrics"`` for a metrics array or a google-adk ``test_config.json``, else
     ``"evalset"``."""
@@ -647,6 +709,20 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--label-b", default="B")
     cmp_.add_argument("--csv", metavar="FILE", help="write the aligned rows as CSV")
     cmp_.set_defaults(func=_cmd_compare)
+
+    lb = sub.add_parser(
+        "leaderboard",
+        parents=[common],
+        help="several results side by side: leaderboard and Holm-adjusted pairwise table",
+    )
+    lb.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULT",
+        help="result files, one per variant (named by file name without its suffix)",
+    )
+    lb.add_argument("--metric", help="only this metric (default: every metric and overall)")
+    lb.set_defaults(func=_cmd_leaderboard)
 
     conv = sub.add_parser(
         "convert",

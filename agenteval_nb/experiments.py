@@ -33,7 +33,13 @@ from .schema import EvalMetric, EvalSetResult
 from .stores.base import ResultStore
 from .syncio import sync_twin
 
-__all__ = ["Experiment", "experiment", "experiment_async", "load_experiment"]
+__all__ = [
+    "Experiment",
+    "experiment",
+    "experiment_async",
+    "experiment_of_runs",
+    "load_experiment",
+]
 
 MANIFEST = "experiment.json"
 METRICS_FILE = "metrics.json"
@@ -165,6 +171,29 @@ class Experiment(Mapping[str, EvalRun]):
         )
         head = "<tr><th>variant</th><th>passed</th><th>pass rate</th><th>errors</th></tr>"
         return f"<div><b>Experiment</b><table>{head}{rows}</table></div>"
+
+
+def experiment_of_runs(runs: Mapping[str, Any], **options: Any) -> Experiment:
+    """An :class:`Experiment` of recorded runs (anything ``ae.load_run`` accepts, by name),
+    all of the first one's eval set, cases and metrics — another is a ``ValueError`` naming
+    the difference. ``options``: ``num_runs`` (default: the largest run count),
+    ``price_table``."""
+    named = {name: as_run(run, f"variant {name!r}") for name, run in runs.items()}
+    if not named:
+        raise ValueError("an experiment needs at least one variant")
+    first_name, first = next(iter(named.items()))
+    cases = first.table("cases")
+    set_ids = sorted({i for i in cases["eval_set_id"].to_list() if i})
+    eval_ids = cases["eval_id"].unique(maintain_order=True).to_list()
+    metrics = analysis.metric_names({first_name: first.record})
+    for name, run in named.items():
+        difference = analysis.evaluation_difference(run.record, set_ids, eval_ids, metrics)
+        if difference is not None:
+            raise ValueError(
+                f"variant {name!r} was scored differently from {first_name!r}: {difference}"
+            )
+    options.setdefault("num_runs", max(run.num_runs for run in named.values()))
+    return Experiment(named, **options)
 
 
 def variant_files(names: Sequence[str]) -> dict[str, str]:
