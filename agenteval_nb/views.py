@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import report, widgets
+from .analysis.experiment import HoldsRecords
 from .analysis.paired import Comparison, compare_records
+from .report.experiment import export_experiment_html
 from .runs import RunLike, as_run
 from .widgets.entries import PAGE_SIZE
 
@@ -47,7 +49,11 @@ def export_html(
     max_cases: int | None = None,
 ) -> Path:
     """Write the single-file report of ``run`` to ``path`` atomically and return the path
-    (:func:`agenteval_nb.report.export_html`: ``max_cases`` caps the detailed case results)."""
+    (:func:`agenteval_nb.report.export_html`: ``max_cases`` caps the detailed case results).
+    An experiment (``ae.experiment``) gets its own report
+    (:func:`agenteval_nb.report.experiment.export_experiment_html`)."""
+    if isinstance(run, HoldsRecords):
+        return export_experiment_html(run, path, title=title, max_cases=max_cases)
     record = as_run(run, "export_html").record
     return report.export_html(record, path, title=title, max_cases=max_cases)
 

@@ -201,3 +201,18 @@ def test_agent_variants_share_one_judge_client_each_with_its_own_usage(server):
     tokens = [u["prompt_tokens"] + u["completion_tokens"] for u in usages]
     assert board["judge_tokens"].to_list() == tokens
     assert board["cost"].to_list() == pytest.approx([t / 1e6 for t in tokens])
+
+
+def test_export_html_of_an_experiment_is_one_offline_file(exp, tmp_path):
+    path = ae.export_html(exp, tmp_path / "exp.html")
+    page = path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    for heading in ("Leaderboard", "Pairwise (Holm", "Figures", "Cases that differ"):
+        assert heading in page
+    assert page.count("<svg") == 3
+    # c1, c2 fail only for "wrong", c3 also for "last_week": three differing cases, side by side
+    assert page.count('class="ae-case-block"') == 3
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+    few = ae.export_html(exp, tmp_path / "few.html", max_cases=1).read_text(encoding="utf-8")
+    assert few.count('class="ae-case-block"') == 1
+    assert "1 of 3 differing cases shown" in few
