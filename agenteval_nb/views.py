@@ -70,8 +70,12 @@ def inspect(
 
     Takes a run — anything :func:`~agenteval_nb.runs.load_run` accepts — or a comparison from
     ``ae.compare(a, b)`` (the runs come from the comparison or from ``run_a``/``run_b``), or a
-    pair ``(run_a, run_b)``, compared first. Anything else is a ``TypeError``.
+    pair ``(run_a, run_b)``, compared first, or an experiment (``ae.experiment``): its
+    leaderboard over the comparison inspector of two chosen variants. Anything else is a
+    ``TypeError``.
     """
+    if isinstance(run_or_comparison, HoldsRecords):
+        return widgets.inspect_experiment(run_or_comparison, page_size=page_size)
     if isinstance(run_or_comparison, tuple) and len(run_or_comparison) == 2:
         run_or_comparison = compare(*run_or_comparison)
     if isinstance(run_or_comparison, Comparison):

@@ -216,3 +216,22 @@ def test_export_html_of_an_experiment_is_one_offline_file(exp, tmp_path):
     few = ae.export_html(exp, tmp_path / "few.html", max_cases=1).read_text(encoding="utf-8")
     assert few.count('class="ae-case-block"') == 1
     assert "1 of 3 differing cases shown" in few
+
+
+def test_inspect_an_experiment_shows_the_board_and_compares_two_variants(exp):
+    inspector = ae.inspect(exp)
+    assert "Leaderboard" in inspector.board.value
+    assert all(name in inspector.board.value for name in exp.variants)
+    # the two best variants first: "right" and "last_week" differ on c3 only
+    assert (inspector.picker_a.value, inspector.picker_b.value) == ("right", "last_week")
+    assert inspector.comparison.title.startswith("right vs last_week")
+    assert inspector.comparison.visible[0].eval_id == "c3"
+    view = inspector.choose("last_week", "wrong")
+    assert view is inspector.children[2]
+    assert view.title.startswith("last_week vs wrong")
+    # flipped cases first: c1 and c2 pass for last_week and fail for wrong
+    assert [row.eval_id for row in view.visible[:2]] == ["c1", "c2"]
+    inspector.picker_b.value = "right"
+    assert inspector.comparison.title.startswith("last_week vs right")
+    with pytest.raises(KeyError, match="no variant 'x'"):
+        inspector.choose("x", "right")

@@ -8,9 +8,8 @@ Offline like the run report: inline CSS and SVG, every value escaped
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +27,9 @@ from ..analysis.experiment import (
 from ..analysis.record import RunRecord
 from ..io import write_text_atomic
 from ..render import STYLESHEET, render_case
+from ..render.board import frame_table
 from ..render.case import metric_rubric_texts
-from ..render.text import html, join, number, text
+from ..render.text import html, join, text
 from .export import REPORT_CSS
 from .svg import inline_svg
 
@@ -42,25 +42,6 @@ EXPERIMENT_CSS = """
 .ae-report .ae-side > div { border: 1px solid #d0d7de; border-radius: 4px; padding: 4px; }
 .ae-report tr.ae-sig td { font-weight: 600; }
 """
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return "–" if math.isnan(value) else number(value)
-    return "–" if value is None else str(value)
-
-
-def _table(frame: pl.DataFrame, columns: list[str], row_class: Callable[[dict], str]) -> Markup:
-    head = join(html("<th>{}</th>", c) for c in columns)
-    rows = join(
-        html(
-            '<tr class="{}">{}</tr>',
-            row_class(row),
-            join(html("<td>{}</td>", _cell(row[c])) for c in columns),
-        )
-        for row in frame.iter_rows(named=True)
-    )
-    return html('<table class="ae-board"><tr>{}</tr>{}</table>', head, rows)
 
 
 BOARD_COLUMNS = [
@@ -187,11 +168,11 @@ def experiment_html(
             ),
             html(
                 "<section><h2>Leaderboard</h2>{}</section>",
-                _table(board, BOARD_COLUMNS, lambda r: ""),
+                frame_table(board, BOARD_COLUMNS),
             ),
             html(
                 "<section><h2>Pairwise (Holm–Bonferroni per metric)</h2>{}</section>",
-                _table(pairs, PAIR_COLUMNS, lambda r: "ae-sig" if r["significant"] else ""),
+                frame_table(pairs, PAIR_COLUMNS, lambda r: "ae-sig" if r["significant"] else ""),
             ),
             html("<section><h2>Figures</h2>{}</section>", _figures(experiment)),
             html("<section><h2>Cases that differ</h2>{}{}</section>", note, cases),
