@@ -560,8 +560,8 @@ def _write_outputs(run: EvalRun, out: Path) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """Run both demos (see :mod:`agenteval_nb.demo`): the recorded runs → OUT/report.html, the
-    live offline agent → OUT/agent/report.html."""
+    """Run the demos (see :mod:`agenteval_nb.demo`): the recorded runs → OUT/report.html, the
+    live offline agent → OUT/agent/report.html, the experiment → OUT/experiment/report.html."""
     out = Path(args.out)
     judge = not args.no_judge
     progress = not args.quiet
@@ -578,6 +578,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         base_url = local_url or os.environ["OPENAI_BASE_URL"]
         agent_run = demo.agent_demo(out / "agent", base_url, judge=judge, progress=progress)
         _write_outputs(agent_run, out / "agent")
+        print("== experiment (the travel assistant, three ways)")
+        exp = demo.experiment_demo(
+            out / "experiment", base_url, agent_run, judge=judge, progress=progress
+        )
+        overall = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
+        rows = [[r["variant"], r["pass_rate"], r["errors"]] for r in overall.iter_rows(named=True)]
+        print(table(["variant", "pass rate", "errors"], rows))
+        print(f"report: {out / 'experiment' / 'report.html'}")
     return EXIT_OK
 
 
