@@ -39,7 +39,9 @@ DEFAULT_MAX_CASES = 50
 EXPERIMENT_CSS = """
 .ae-report table.ae-board td, .ae-report table.ae-board th { padding: 2px 6px; }
 .ae-report .ae-side { display: grid; gap: 8px; }
-.ae-report .ae-side > div { border: 1px solid #d0d7de; border-radius: 4px; padding: 4px; }
+.ae-report .ae-side > div { border: 1px solid #d0d7de; border-radius: 4px; padding: 4px;
+  min-width: 0; overflow-x: auto; font-size: 12px; }
+.ae-report .ae-scroll { overflow-x: auto; }
 .ae-report tr.ae-sig td { font-weight: 600; }
 """
 
@@ -167,11 +169,12 @@ def experiment_html(
                 __version__,
             ),
             html(
-                "<section><h2>Leaderboard</h2>{}</section>",
+                '<section><h2>Leaderboard</h2><div class="ae-scroll">{}</div></section>',
                 frame_table(board, BOARD_COLUMNS),
             ),
             html(
-                "<section><h2>Pairwise (Holm–Bonferroni per metric)</h2>{}</section>",
+                "<section><h2>Pairwise (Holm–Bonferroni per metric)</h2>"
+                '<div class="ae-scroll">{}</div></section>',
                 frame_table(pairs, PAIR_COLUMNS, lambda r: "ae-sig" if r["significant"] else ""),
             ),
             html("<section><h2>Figures</h2>{}</section>", _figures(experiment)),
