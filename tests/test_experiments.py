@@ -235,3 +235,10 @@ def test_inspect_an_experiment_shows_the_board_and_compares_two_variants(exp):
     assert inspector.comparison.title.startswith("last_week vs right")
     with pytest.raises(KeyError, match="no variant 'x'"):
         inspector.choose("x", "right")
+
+
+def test_the_experiment_inspector_has_a_static_view(exp):
+    inspector = ae.inspect(exp)
+    bundle = inspector._repr_mimebundle_()
+    assert bundle["text/plain"] == "<experiment inspector: right vs last_week>"
+    assert "Leaderboard" in bundle["text/html"] and "c3" in bundle["text/html"]

@@ -69,6 +69,20 @@ class ExperimentInspector(w.VBox):
         self._on_pick()
         return self.comparison
 
+    def static_html(self, limit: int = 10) -> str:
+        """What a static view (nbconvert, GitHub) shows: the board, then the comparison's
+        first ``limit`` cases."""
+        return self.board.value + self.comparison.static_html(limit)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/html"] = self.static_html()
+            bundle["text/plain"] = (
+                f"<experiment inspector: {self.picker_a.value} vs {self.picker_b.value}>"
+            )
+        return bundle
+
     def _compared(self) -> MasterDetail:
         a, b = self.picker_a.value, self.picker_b.value
         comparison = compare_records(
