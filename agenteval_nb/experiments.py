@@ -163,7 +163,7 @@ class Experiment(Mapping[str, EvalRun]):
         return f"Experiment({len(self)} variants: {', '.join(self.variants)})"
 
     def _repr_html_(self) -> str:
-        board = self.leaderboard_df().filter(pl.col("metric_name") == analysis.OVERALL)
+        board = analysis.leaderboard_of(self).filter(pl.col("metric_name") == analysis.OVERALL)
         rows = "".join(
             f"<tr><td>{html.escape(r['variant'])}</td><td>{r['n_passed']}/{r['case_runs']}</td>"
             f"<td>{r['pass_rate']:.3f}</td><td>{r['errors']}</td></tr>"

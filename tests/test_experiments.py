@@ -242,3 +242,10 @@ def test_the_experiment_inspector_has_a_static_view(exp):
     bundle = inspector._repr_mimebundle_()
     assert bundle["text/plain"] == "<experiment inspector: right vs last_week>"
     assert "Leaderboard" in bundle["text/html"] and "c3" in bundle["text/html"]
+
+
+def test_repr_of_an_experiment(exp):
+    assert repr(exp) == "Experiment(3 variants: right, last_week, wrong)"
+    page = exp._repr_html_()
+    assert page.index("right") < page.index("last_week") < page.index("wrong")
+    assert "6/6" in page and "0/6" in page
