@@ -302,6 +302,7 @@ async def experiment_async(
     result_store: Any = None,
     app_name: str | None = None,
     case_ids: str | Sequence[str] | None = None,
+    progress: bool = True,
     **evaluate_options: Any,
 ) -> Experiment:
     """Evaluate each agent variant with ``ae.evaluate_async`` (same keywords: ``num_runs``,
@@ -311,8 +312,9 @@ async def experiment_async(
 
     Recorded variants are checked first: one of another eval set, other cases or other metrics
     is a ``ValueError`` naming the difference, before any agent runs. Agent variants run one
-    after another and share one judge client, opened once from the judge keywords; each
-    run's ``info["judge_usage"]`` is its own share of the client's usage.
+    after another, each with its progress bars labelled by its name (``progress``), and share
+    one judge client, opened once from the judge keywords; each run's ``info["judge_usage"]``
+    is its own share of the client's usage.
     """
     if not variants:
         raise ValueError("an experiment needs at least one variant")
@@ -355,6 +357,7 @@ async def experiment_async(
                 result_store=result_store,
                 app_name=app_name,
                 case_ids=case_ids,
+                progress=name if progress else False,
                 **evaluate_options,
             )
             if before is not None:

@@ -49,13 +49,9 @@ class Counting:
 
 
 def run_experiment(variants: dict, **kwargs):
+    kwargs.setdefault("progress", False)
     return ae.experiment(
-        EVALSET,
-        [METRIC],
-        variants=variants,
-        registry=registry_with(ExactAnswer()),
-        progress=False,
-        **kwargs,
+        EVALSET, [METRIC], variants=variants, registry=registry_with(ExactAnswer()), **kwargs
     )
 
 
@@ -249,3 +245,10 @@ def test_repr_of_an_experiment(exp):
     page = exp._repr_html_()
     assert page.index("right") < page.index("last_week") < page.index("wrong")
     assert "6/6" in page and "0/6" in page
+
+
+def test_each_agent_variant_has_its_own_labelled_progress_bars(capsys):
+    run_experiment({"first": right, "second": half_right}, progress=True)
+    err = capsys.readouterr().err
+    assert "first: cases" in err and "first: inference" in err
+    assert "second: cases" in err and "second: inference" in err
