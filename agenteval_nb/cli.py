@@ -46,6 +46,7 @@ from .errors import ConfigError, FormatError, describe_exception, exception_mess
 from .evalrun import EvalRun
 from .experiments import experiment_of_runs
 from .io import load_evalset, load_metrics, save_evalset, save_metrics
+from .report.experiment import write_experiment_junit
 from .report.junit import write_junit
 from .runs import RunCollection, as_run, load_run
 from .secrets import redact
@@ -517,6 +518,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     ]
     header = ["metric", "pair (A vs B)", "n", "mean diff", "flipped", "exact p", "Holm p"]
     print(table([*header, "significant"], pair_rows))
+    if args.junit:
+        _err(f"junit: {write_experiment_junit(exp, args.junit)}")
     return EXIT_OK
 
 
@@ -730,6 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="result files, one per variant (named by file name without its suffix)",
     )
     lb.add_argument("--metric", help="only this metric (default: every metric and overall)")
+    lb.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test suite per variant")
     lb.set_defaults(func=_cmd_leaderboard)
 
     conv = sub.add_parser(

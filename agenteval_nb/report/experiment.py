@@ -9,6 +9,7 @@ Offline like the run report: inline CSS and SVG, every value escaped
 from __future__ import annotations
 
 import os
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from ..render.board import frame_table
 from ..render.case import metric_rubric_texts
 from ..render.text import html, join, text
 from .export import REPORT_CSS
+from .junit import junit_xml
 from .svg import inline_svg
 
 DEFAULT_MAX_CASES = 50
@@ -197,3 +199,28 @@ def export_experiment_html(
 ) -> Path:
     """Write :func:`experiment_html` to ``path`` atomically and return the path."""
     return write_text_atomic(path, experiment_html(experiment, title=title, max_cases=max_cases))
+
+
+def experiment_junit_xml(experiment: HoldsRecords) -> str:
+    """JUnit XML of an experiment: one ``<testsuite>`` per variant, named by the variant, with
+    the test cases of :func:`~.junit.junit_xml` of its run; the root sums their counts."""
+    root = ET.Element("testsuites", name="agenteval")
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    time = 0.0
+    for name, record in records_of(experiment).items():
+        suite = ET.fromstring(junit_xml(record))[0]  # junit_xml writes one suite
+        suite.set("name", name)
+        for key in totals:
+            totals[key] += int(suite.get(key, "0"))
+        time += float(suite.get("time", "0"))
+        root.append(suite)
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", f"{time:.3f}")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_experiment_junit(experiment: HoldsRecords, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`experiment_junit_xml` to ``path`` atomically; returns the path."""
+    return write_text_atomic(path, experiment_junit_xml(experiment))

@@ -85,3 +85,16 @@ def test_leaderboard_refuses_a_result_of_another_eval_set(results, tmp_path):
     done = agenteval("leaderboard", results[0], other)
     assert done.returncode == 2
     assert "variant 'other' was scored differently from 'good': eval set elsewhere" in done.stderr
+
+
+def test_leaderboard_writes_one_junit_suite_per_variant(results, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    path = tmp_path / "junit.xml"
+    done = agenteval("leaderboard", *results, "--junit", str(path))
+    assert done.returncode == 0, done.stderr
+    root = ET.parse(path).getroot()
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["good", "half", "bad"]
+    assert [s.get("failures") for s in suites] == ["0", "2", "4"]
+    assert (root.get("tests"), root.get("failures")) == ("12", "6")
