@@ -16,6 +16,7 @@ import html
 import json
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from .analysis import experiment as analysis
 from .analysis.frames import to_backend
 from .analysis.load import metrics_of, path_of
 from .api import EvalSetInput, JudgeSettings, close_judge, evaluate_async, open_judge
+from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
 from .runs import as_run, load_run
@@ -212,7 +214,7 @@ def variant_files(names: Sequence[str]) -> dict[str, str]:
     return files
 
 
-KEPT_INFO = ("agent", "agent_model", "agent_usage", "judge_usage")
+KEPT_INFO = ("agent", "agent_model", "agent_usage", "judge_usage", "case_latency_s")
 """Run information the manifest keeps (result files do not hold it)."""
 
 
@@ -286,6 +288,33 @@ def _reference(
     return set_ids, ids
 
 
+class InferenceTimer:
+    """Times each case's inference, from its last BeforeInferenceCase callback to its last
+    AfterInferenceCase callback: the seconds per case-run, in the order they finish."""
+
+    def __init__(self) -> None:
+        self.started: dict[tuple[int, str | None], float] = {}
+        self.seconds: list[float] = []
+
+    def start(self, event: CallbackEvent) -> None:
+        self.started[(event.run_id, event.eval_case_id)] = time.perf_counter()
+
+    def stop(self, event: CallbackEvent) -> None:
+        began = self.started.pop((event.run_id, event.eval_case_id), None)
+        if began is not None:
+            self.seconds.append(time.perf_counter() - began)
+
+    def around(self, user: Callbacks | None) -> Callbacks:
+        """``user``'s callbacks (same order, same indices) followed by the timer's."""
+        merged = Callbacks()
+        for point, entries in (user._points if user is not None else {}).items():
+            for name, fn in entries:
+                merged.register(point, fn, name)
+        merged.register(CallbackPoint.BEFORE_INFERENCE_CASE, self.start, "experiment timer")
+        merged.register(CallbackPoint.AFTER_INFERENCE_CASE, self.stop, "experiment timer")
+        return merged
+
+
 async def experiment_async(
     evalset: EvalSetInput | Sequence[EvalSetInput],
     metrics: Source | Sequence[EvalMetric],
@@ -303,6 +332,7 @@ async def experiment_async(
     app_name: str | None = None,
     case_ids: str | Sequence[str] | None = None,
     progress: bool = True,
+    callbacks: Callbacks | None = None,
     **evaluate_options: Any,
 ) -> Experiment:
     """Evaluate each agent variant with ``ae.evaluate_async`` (same keywords: ``num_runs``,
@@ -314,7 +344,9 @@ async def experiment_async(
     is a ``ValueError`` naming the difference, before any agent runs. Agent variants run one
     after another, each with its progress bars labelled by its name (``progress``), and share
     one judge client, opened once from the judge keywords; each run's ``info["judge_usage"]``
-    is its own share of the client's usage.
+    is its own share of the client's usage. Each agent variant's inference time per case-run
+    (``callbacks`` run as given, a timer after them) is its run's ``info["case_latency_s"]``:
+    the leaderboard's latency columns.
     """
     if not variants:
         raise ValueError("an experiment needs at least one variant")
@@ -346,6 +378,7 @@ async def experiment_async(
                 runs[name] = recorded[name]
                 continue
             before = client.usage.as_dict() if client is not None else None
+            timer = InferenceTimer()
             run = await evaluate_async(
                 evalset,
                 metric_list,
@@ -358,8 +391,10 @@ async def experiment_async(
                 app_name=app_name,
                 case_ids=case_ids,
                 progress=name if progress else False,
+                callbacks=timer.around(callbacks),
                 **evaluate_options,
             )
+            run.info["case_latency_s"] = timer.seconds
             if before is not None:
                 run.info["judge_usage"] = _usage_since(before, client.usage.as_dict())
             model = getattr(variant, "model", None)

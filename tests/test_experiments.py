@@ -252,3 +252,17 @@ def test_each_agent_variant_has_its_own_labelled_progress_bars(capsys):
     err = capsys.readouterr().err
     assert "first: cases" in err and "first: inference" in err
     assert "second: cases" in err and "second: inference" in err
+
+
+def test_agent_variants_report_inference_latency_and_keep_the_users_callbacks():
+    seen: list[str] = []
+    callbacks = ae.Callbacks().register(
+        "AfterInferenceCase", lambda event: seen.append(event.eval_case_id)
+    )
+    exp = run_experiment({"a": right, "b": half_right}, num_runs=2, callbacks=callbacks)
+    assert sorted(seen) == sorted(["c1", "c2", "c3"] * 4)  # 2 variants × 2 runs
+    for name in exp.variants:
+        assert len(exp[name].info["case_latency_s"]) == 6
+    board = exp.leaderboard_df(backend="polars")
+    assert (board["latency_p50_s"] <= board["latency_p95_s"]).all()
+    assert board["latency_p50_s"].is_not_nan().all()

@@ -258,3 +258,11 @@ def test_evaluation_difference_names_what_differs():
     assert "eval set set" in evaluation_difference(record, ["other"], IDS, ["m1"])
     assert "lacks cases c5" in evaluation_difference(record, ["set"], [*IDS, "c5"], ["m1"])
     assert "metrics m1" in evaluation_difference(record, ["set"], IDS, ["m2"])
+
+
+def test_latency_quantiles_of_the_recorded_inference_times():
+    run = scored(A)
+    run.info["case_latency_s"] = [4.0, 1.0, 3.0, 2.0]
+    r = leaderboard_frame({"A": run.record}).row(0, named=True)
+    # linear interpolation: p50 between 2 and 3, p95 at 0.95·3 = 2.85 → 3 + .85·(4 − 3)
+    assert (r["latency_p50_s"], r["latency_p95_s"]) == pytest.approx((2.5, 3.85))
