@@ -453,6 +453,8 @@ def cost_vs_score(experiment: Experiment, metric: str | None = None) -> Figure:
         label = "inference latency p50 per case (s)" if latency else "wall-clock time (s)"
     xs = rows[axis].to_list()
     ys = rows["pass_rate"].to_list()
+    if all(math.isnan(x) for x in xs):
+        return _no_data(_figure(), "no cost, latency or time recorded")
     front = pareto_front(ys, xs)
     fig = _figure()
     ax = fig.add_subplot()

@@ -25,7 +25,7 @@ from ..analysis.experiment import (
     pairwise_frame,
     records_of,
 )
-from ..analysis.record import RunRecord
+from ..analysis.record import RunRecord, record_flags
 from ..io import write_text_atomic
 from ..render import STYLESHEET, render_case
 from ..render.board import frame_table
@@ -146,6 +146,23 @@ def _differing(records: Mapping[str, RunRecord], max_cases: int) -> tuple[Markup
     return join(blocks), len(ordered)
 
 
+def _banner(records: Mapping[str, RunRecord]) -> Markup:
+    """A warning per offline flag (heuristic judge, scripted agent) naming the variants it
+    concerns: their numbers do not come from LLMs."""
+    concerned: dict[str, list[str]] = {}
+    for name, record in records.items():
+        for flag in record_flags(record):
+            concerned.setdefault(flag, []).append(name)
+    return join(
+        html(
+            '<div class="ae-banner" id="offline-warning">&#9888; {}: {}.</div>',
+            flag,
+            ", ".join(names),
+        )
+        for flag, names in concerned.items()
+    )
+
+
 def experiment_html(
     experiment: HoldsRecords, *, title: str | None = None, max_cases: int | None = None
 ) -> str:
@@ -170,6 +187,7 @@ def experiment_html(
                 heading,
                 __version__,
             ),
+            _banner(records),
             html(
                 '<section><h2>Leaderboard</h2><div class="ae-scroll">{}</div></section>',
                 frame_table(board, BOARD_COLUMNS),
@@ -186,7 +204,7 @@ def experiment_html(
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{text(heading)}</title><style>{STYLESHEET}{REPORT_CSS}{EXPERIMENT_CSS}</style>"
-        f'</head><body><div class="ae-report">{body}</div></body></html>\n'
+        f'</head><body><div class="ae ae-report">{body}</div></body></html>\n'
     )
 
 
