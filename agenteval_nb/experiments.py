@@ -255,17 +255,19 @@ def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
 
 
 def is_recorded(variant: Any) -> bool:
-    """True when ``variant`` is a recorded run rather than an agent."""
-    return isinstance(variant, (EvalRun, EvalSetResult, str, os.PathLike))
+    """True when ``variant`` is a recorded run (a run, a result model or dict, a path or store
+    key) rather than an agent."""
+    return isinstance(variant, (EvalRun, EvalSetResult, Mapping, str, os.PathLike))
 
 
 def recorded_run(variant: Any, name: str, result_store: Any, app_name: str | None) -> EvalRun:
     """A recorded variant as a run: an ``EvalRun`` or result as is, a path read, else (with a
-    ``result_store``) a store key ``result_id`` of ``app_name`` or ``"app/result_id"``."""
+    ``result_store``) a store key ``"app/result_id"``, or ``result_id`` of ``app_name``."""
     path = path_of(variant) if isinstance(variant, (str, os.PathLike)) else None
     if path is not None and not path.exists() and isinstance(result_store, ResultStore):
         key = str(variant)
-        app, _, result_id = key.rpartition("/") if app_name is None else (app_name, "", key)
+        app, _, result_id = key.rpartition("/")
+        app = app or app_name or ""
         if not app:
             raise ValueError(f"variant {name!r}: store key {key!r} needs app_name= or 'app/id'")
         return as_run(load_run(result_store, app, result_id), f"variant {name!r}")

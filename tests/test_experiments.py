@@ -266,3 +266,26 @@ def test_agent_variants_report_inference_latency_and_keep_the_users_callbacks():
     board = exp.leaderboard_df(backend="polars")
     assert (board["latency_p50_s"] <= board["latency_p95_s"]).all()
     assert board["latency_p50_s"].is_not_nan().all()
+
+
+def test_recorded_variants_from_a_store_key_and_a_result_dict(recorded):
+    from agenteval_nb.stores import InMemoryResultStore
+
+    store = InMemoryResultStore()
+    run = ae.load_run(recorded)
+    result_id = store.save("app", run.result)
+    as_dict = run.result.model_dump(by_alias=True, exclude_none=True)
+    exp = run_experiment(
+        {"by_id": result_id, "by_path": f"app/{result_id}", "as_dict": as_dict},
+        result_store=store,
+        app_name="app",
+    )
+    board = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
+    assert board["pass_rate"].to_list() == pytest.approx([2 / 3] * 3)
+    with pytest.raises(ValueError, match="needs app_name= or 'app/id'"):
+        run_experiment({"x": "no-such-id"}, result_store=store)
+
+
+def test_an_experiment_needs_a_variant():
+    with pytest.raises(ValueError, match="at least one variant"):
+        run_experiment({})
