@@ -184,10 +184,7 @@ def experiment_of_runs(runs: Mapping[str, Any], **options: Any) -> Experiment:
     if not named:
         raise ValueError("an experiment needs at least one variant")
     first_name, first = next(iter(named.items()))
-    cases = first.table("cases")
-    set_ids = sorted({i for i in cases["eval_set_id"].to_list() if i})
-    eval_ids = cases["eval_id"].unique(maintain_order=True).to_list()
-    metrics = analysis.metric_names({first_name: first.record})
+    set_ids, eval_ids, metrics = analysis.evaluation_of(first.record)
     for name, run in named.items():
         difference = analysis.evaluation_difference(run.record, set_ids, eval_ids, metrics)
         if difference is not None:

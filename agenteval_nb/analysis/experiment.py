@@ -433,15 +433,23 @@ def stacked_frame(records: Mapping[str, RunRecord], kind: str) -> pl.DataFrame:
 # -- one evaluation -----------------------------------------------------------------------------
 
 
+def evaluation_of(record: RunRecord) -> tuple[list[str], list[str], list[str]]:
+    """What ``record`` was scored on: its eval set ids (sorted), case ids (first appearance)
+    and metric names (:func:`metric_names`)."""
+    cases = record.table("cases")
+    set_ids = sorted({i for i in cases["eval_set_id"].to_list() if i})
+    eval_ids = cases["eval_id"].unique(maintain_order=True).to_list()
+    return set_ids, eval_ids, metric_names({"": record})
+
+
 def evaluation_difference(
     record: RunRecord, eval_set_ids: Sequence[str], eval_ids: Sequence[str], metrics: Sequence[str]
 ) -> str | None:
     """How ``record`` differs from the experiment's evaluation (eval set ids, case ids,
     metric names), or None when it does not."""
-    ids = sorted({i for i in record.table("cases")["eval_set_id"].to_list() if i})
+    ids, cases, held = evaluation_of(record)
     if ids and ids != sorted(set(eval_set_ids)):
         return f"eval set {', '.join(ids)} (the experiment's: {', '.join(sorted(eval_set_ids))})"
-    cases = record.table("cases")["eval_id"].unique(maintain_order=True).to_list()
     missing = [i for i in eval_ids if i not in cases]
     extra = [i for i in cases if i not in eval_ids]
     if missing or extra:
@@ -451,7 +459,6 @@ def evaluation_difference(
         if extra:
             parts.append(f"has cases not in the eval set: {', '.join(map(str, extra[:5]))}")
         return "; ".join(parts)
-    held = metric_names({"": record})
     if any(m not in metrics for m in held) or (held and sorted(held) != sorted(metrics)):
         return f"metrics {', '.join(held) or '(none)'} (the experiment's: {', '.join(metrics)})"
     return None
