@@ -275,7 +275,7 @@ def _reference(
     evalset: EvalSetInput | Sequence[EvalSetInput], case_ids: Any
 ) -> tuple[list[str], list[str]]:
     """The experiment's eval set ids and case ids (``case_ids`` kept when given)."""
-    sets = evalset if isinstance(evalset, (list, tuple)) else [evalset]
+    sets: Sequence[Any] = evalset if isinstance(evalset, (list, tuple)) else [evalset]
     sources = [as_source(s) for s in sets]
     set_ids = sorted({s.header.eval_set_id for s in sources if s.header.eval_set_id})
     ids: list[str] = []

@@ -55,7 +55,8 @@ class ExperimentInspector(w.VBox):
         self.picker_a = w.Dropdown(options=names, value=ranked[0], description="A")
         self.picker_b = w.Dropdown(options=names, value=ranked[1], description="B")
         self.comparison: MasterDetail = self._compared()
-        super().__init__([self.board, w.HBox([self.picker_a, self.picker_b]), self.comparison])
+        self.pickers = w.HBox([self.picker_a, self.picker_b])
+        super().__init__([self.board, self.pickers, self.comparison])
         self.picker_a.observe(self._on_pick, names="value")
         self.picker_b.observe(self._on_pick, names="value")
 
@@ -92,7 +93,7 @@ class ExperimentInspector(w.VBox):
 
     def _on_pick(self, _change: Any = None) -> None:
         self.comparison = self._compared()
-        self.children = (*self.children[:2], self.comparison)
+        self.children = (self.board, self.pickers, self.comparison)
 
 
 def inspect_experiment(
