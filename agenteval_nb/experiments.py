@@ -26,6 +26,7 @@ import polars as pl
 from .analysis import experiment as analysis
 from .analysis.frames import to_backend
 from .analysis.load import metrics_of, path_of
+from .analysis.paired import Comparison, compare_records
 from .api import EvalSetInput, JudgeSettings, close_judge, evaluate_async, open_judge
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .evalrun import EvalRun
@@ -108,6 +109,10 @@ class Experiment(Mapping[str, EvalRun]):
         ``ae.compare(exp[a], exp[b])`` with Holm's ``p_holm`` and ``significant``."""
         table = analysis.pairwise_frame(self.records, metric, alpha=alpha, **compare_options)
         return to_backend(table, backend)
+
+    def compare(self, a: str, b: str, **options: Any) -> Comparison:
+        """``ae.compare(exp[a], exp[b])`` labelled with the variant names (same options)."""
+        return compare_records(self[a].record, self[b].record, labels=(a, b), **options)
 
     def matrix_df(self, metric: str | None = None, backend: str | None = None) -> Any:
         """Rows: eval_id; columns: variants; values: the case's pass rate over runs."""

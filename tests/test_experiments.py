@@ -289,3 +289,12 @@ def test_recorded_variants_from_a_store_key_and_a_result_dict(recorded):
 def test_an_experiment_needs_a_variant():
     with pytest.raises(ValueError, match="at least one variant"):
         run_experiment({})
+
+
+def test_compare_two_variants_by_name(exp):
+    comparison = exp.compare("right", "wrong", backend="polars")
+    assert (comparison.label_a, comparison.label_b) == ("right", "wrong")
+    direct = ae.compare(exp["right"], exp["wrong"], backend="polars")
+    assert comparison.stats.equals(direct.stats)
+    with pytest.raises(KeyError, match="no variant"):
+        exp.compare("right", "nope")
