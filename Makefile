@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/frames.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/ray.py
+	$(BIN)/python bench/experiment.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check agenteval_nb tests bench

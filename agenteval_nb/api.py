@@ -71,7 +71,7 @@ async def evaluate_async(
     app_name: str | None = None,
     results_dir: str | os.PathLike[str] | None = None,
     result_store: Any = None,
-    progress: bool = True,
+    progress: bool | str = True,
     session_id_factory: Callable[[], str] | None = None,
     judge_num_samples: int | None = None,
     judge_concurrency: int = 32,
@@ -123,7 +123,8 @@ async def evaluate_async(
     Retry-After); ``judge_timeout`` seconds per attempt; ``price_table``
     ``{model: (input $/1M, output $/1M)}``.
 
-    Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars.
+    Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars
+    (a str: bars labelled with it, as ``ae.experiment`` labels each variant's).
     """
     # the keywords, checked (nothing is opened yet)
     sets = _sources(evalset)
@@ -150,7 +151,8 @@ async def evaluate_async(
     # what the evaluation uses, opened; its options, built once
     client, owns_client = open_judge(judge_settings, metric_list)
     context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
-    bars = Progress.open(total, agents.runs_agents) if progress else Progress()
+    label = progress if isinstance(progress, str) else ""
+    bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
     builder = RecordBuilder(metric_list)
     options = EngineOptions(
         registry=registry,
@@ -316,8 +318,13 @@ class Progress:
     inference: Any = None
 
     @classmethod
-    def open(cls, total: int, runs_agents: bool) -> Progress:
-        return cls(_bar(total, "cases"), _bar(total, "inference") if runs_agents else None)
+    def open(cls, total: int, runs_agents: bool, label: str = "") -> Progress:
+        """The bars, their descriptions prefixed with ``label: `` when one is given."""
+        prefix = f"{label}: " if label else ""
+        return cls(
+            _bar(total, f"{prefix}cases"),
+            _bar(total, f"{prefix}inference") if runs_agents else None,
+        )
 
     @property
     def case_done(self) -> Callable[[], Any] | None:

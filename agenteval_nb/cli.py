@@ -44,7 +44,9 @@ from .agents.base import Agent, as_agent
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .evalrun import EvalRun
+from .experiments import experiment_of_runs
 from .io import load_evalset, load_metrics, load_metrics_config, save_evalset, save_metrics
+from .report.experiment import write_experiment_junit
 from .report.junit import write_junit
 from .runs import RunCollection, as_run, load_run
 from .secrets import redact
@@ -463,6 +465,69 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _variant_name(path: str) -> str:
+    """A result file's variant name: its file name without ``.evalset_result.json`` (or
+    without its last suffix)."""
+    name = Path(path).name
+    suffix = ".evalset_result.json"
+    return name[: -len(suffix)] if name.endswith(suffix) else Path(path).stem
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    names = [_variant_name(p) for p in args.results]
+    taken = sorted({n for n in names if names.count(n) > 1})
+    if taken:
+        raise UsageError(f"two results would be variant {taken[0]!r}; rename one of the files")
+    try:
+        exp = experiment_of_runs(dict(zip(names, args.results, strict=True)))
+    except TypeError as exc:
+        raise UsageError(str(exc)) from None
+    board = exp.leaderboard_df(backend="polars")
+    pairs = exp.pairwise_df(args.metric, backend="polars")
+    if args.metric is not None:
+        if args.metric not in board["metric_name"].to_list():
+            known = ", ".join(dict.fromkeys(board["metric_name"].to_list()))
+            raise UsageError(f"--metric {args.metric!r}: not a metric of the results ({known})")
+        board = board.filter(pl.col("metric_name") == args.metric)
+    rows = [
+        [
+            r["variant"],
+            r["metric_name"],
+            f"{r['n_passed']}/{r['case_runs']}",
+            r["pass_rate"],
+            f"[{_cell(r['pass_rate_low'])}, {_cell(r['pass_rate_high'])}]",
+            r["mean_score"],
+            r["pass_at_1"],
+            r["pass_at_k"],
+            r["errors"],
+            r["cost"],
+        ]
+        for r in board.iter_rows(named=True)
+    ]
+    k = board["k"][0] if board.height else 1
+    header = ["variant", "metric", "passed", "pass rate", "95% Wilson", "mean score"]
+    print(table([*header, "pass@1", f"pass@{k}", "errors", "cost"], rows))
+    print()
+    pair_rows = [
+        [
+            r["metric_name"],
+            f"{r['variant_a']} vs {r['variant_b']}",
+            r["n"],
+            r["mean_diff"],
+            r["n_flipped"],
+            r["mcnemar_exact_p"],
+            r["p_holm"],
+            "yes" if r["significant"] else "no",
+        ]
+        for r in pairs.iter_rows(named=True)
+    ]
+    header = ["metric", "pair (A vs B)", "n", "mean diff", "flipped", "exact p", "Holm p"]
+    print(table([*header, "significant"], pair_rows))
+    if args.junit:
+        _err(f"junit: {write_experiment_junit(exp, args.junit)}")
+    return EXIT_OK
+
+
 def _kind_of(path: str) -> str:
     """``"metrics"`` for a metrics array or a ``test_config.json`` (``{"criteria": …}`` or
     ``{"metrics": […]}``), else ``"evalset"`` (tables included)."""
@@ -503,8 +568,8 @@ def _write_outputs(run: EvalRun, out: Path) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """Run both demos (see :mod:`agenteval_nb.demo`): the recorded runs → OUT/report.html, the
-    live offline agent → OUT/agent/report.html."""
+    """Run the demos (see :mod:`agenteval_nb.demo`): the recorded runs → OUT/report.html, the
+    live offline agent → OUT/agent/report.html, the experiment → OUT/experiment/report.html."""
     out = Path(args.out)
     judge = not args.no_judge
     progress = not args.quiet
@@ -521,6 +586,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         base_url = local_url or os.environ["OPENAI_BASE_URL"]
         agent_run = demo.agent_demo(out / "agent", base_url, judge=judge, progress=progress)
         _write_outputs(agent_run, out / "agent")
+        print("== experiment (the travel assistant, three ways)")
+        exp = demo.experiment_demo(
+            out / "experiment", base_url, agent_run, judge=judge, progress=progress
+        )
+        overall = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
+        rows = [[r["variant"], r["pass_rate"], r["errors"]] for r in overall.iter_rows(named=True)]
+        print(table(["variant", "pass rate", "errors"], rows))
+        print(f"report: {out / 'experiment' / 'report.html'}")
     return EXIT_OK
 
 
@@ -656,6 +729,21 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--label-b", default="B")
     cmp_.add_argument("--csv", metavar="FILE", help="write the aligned rows as CSV")
     cmp_.set_defaults(func=_cmd_compare)
+
+    lb = sub.add_parser(
+        "leaderboard",
+        parents=[common],
+        help="several results side by side: leaderboard and Holm-adjusted pairwise table",
+    )
+    lb.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULT",
+        help="result files, one per variant (named by file name without its suffix)",
+    )
+    lb.add_argument("--metric", help="only this metric (default: every metric and overall)")
+    lb.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test suite per variant")
+    lb.set_defaults(func=_cmd_leaderboard)
 
     conv = sub.add_parser(
         "convert",

@@ -19,6 +19,15 @@ import numpy as np
 import polars as pl
 
 from .analysis.agreement import Agreement, agreement
+from .analysis.experiment import (
+    OVERALL,
+    HoldsRecords,
+    leaderboard_of,
+    matrix_frame,
+    metric_names,
+    pareto_front,
+    records_of,
+)
 from .analysis.paired import Comparison
 from .analysis.passk import num_runs, pass_at_k_frame
 from .analysis.record import HoldsRecord, RunRecord, record_of
@@ -405,4 +414,116 @@ def calibration(run: Run | Agreement, metric: str | None = None, bins: int = 10)
     ax.set_ylabel(f"share marked pass ({result.against})")
     ax.set_title(f"Calibration of {metric} against {result.against} marks")
     ax.legend(loc="upper left")
+    return fig
+
+
+# -- experiments (many variants: ae.experiment) ----------------------------------------------------
+
+Experiment = HoldsRecords | Any
+"""An experiment (``ae.experiment``) or a mapping variant name → run."""
+
+
+def _board_rows(experiment: Experiment, metric: str | None, level: float = 0.95) -> pl.DataFrame:
+    """The leaderboard rows of ``metric`` (default: the first metric, the board's order)."""
+    board = leaderboard_of(experiment, level)
+    names = metric_names(records_of(experiment))
+    chosen = metric or (names[0] if names else OVERALL)
+    return board.filter(pl.col("metric_name") == chosen)
+
+
+def leaderboard(experiment: Experiment, metric: str | None = None, level: float = 0.95) -> Figure:
+    """Pass rate per variant with Wilson intervals (the leaderboard's order, best on top), and
+    the mean score with its case-clustered interval as a second marker."""
+    rows = _board_rows(experiment, metric, level)
+    if rows.height == 0:
+        return _no_data(_figure(), "no variants")
+    fig = _figure(6.4, 0.5 * rows.height + 1.6)
+    ax = fig.add_subplot()
+    positions = np.arange(rows.height)
+    rates = rows["pass_rate"].to_numpy()
+    ax.errorbar(
+        rates,
+        positions,
+        xerr=[rates - rows["pass_rate_low"].to_numpy(), rows["pass_rate_high"].to_numpy() - rates],
+        fmt="o",
+        color=_PASS,
+        capsize=3,
+        label=f"pass rate ({level:.0%} Wilson)",
+    )
+    means = rows["mean_score"].to_numpy()
+    ax.errorbar(
+        means,
+        positions + 0.2,
+        xerr=[
+            means - rows["mean_score_low"].to_numpy(),
+            rows["mean_score_high"].to_numpy() - means,
+        ],
+        fmt="s",
+        color=_A,
+        capsize=3,
+        label="mean score (clustered CI)",
+    )
+    ax.set_yticks(positions, rows["variant"].to_list())
+    ax.invert_yaxis()
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel(str(rows["metric_name"][0]))
+    ax.set_title("leaderboard")
+    ax.legend(fontsize=8, loc="best")
+    return fig
+
+
+def cost_vs_score(experiment: Experiment, metric: str | None = None) -> Figure:
+    """Pass rate against cost per variant, the Pareto front (score ↑, cost ↓) joined and
+    marked; when no variant is priced, against the p50 inference latency per case (else the
+    run's wall-clock time)."""
+    rows = _board_rows(experiment, metric)
+    if rows.height == 0:
+        return _no_data(_figure(), "no variants")
+    axis, label = "cost", "cost"
+    if rows["cost"].is_nan().all():
+        latency = not rows["latency_p50_s"].is_nan().all()
+        axis = "latency_p50_s" if latency else "elapsed_s"
+        label = "inference latency p50 per case (s)" if latency else "wall-clock time (s)"
+    xs = rows[axis].to_list()
+    ys = rows["pass_rate"].to_list()
+    if all(math.isnan(x) for x in xs):
+        return _no_data(_figure(), "no cost, latency or time recorded")
+    front = pareto_front(ys, xs)
+    fig = _figure()
+    ax = fig.add_subplot()
+    for x, y, name, on in zip(xs, ys, rows["variant"], front, strict=True):
+        if math.isnan(x) or math.isnan(y):
+            continue
+        ax.scatter([x], [y], color=_PASS if on else "grey", s=50 if on else 30, zorder=3)
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    best = sorted((x, y) for x, y, on in zip(xs, ys, front, strict=True) if on)
+    if best:
+        ax.plot(*zip(*best, strict=True), color=_PASS, linestyle="--", label="Pareto front")
+        ax.legend(fontsize=8, loc="best")
+    ax.set_xlabel(label)
+    ax.set_ylabel(f"pass rate ({rows['metric_name'][0]})")
+    ax.set_title(f"pass rate vs {label}")
+    return fig
+
+
+def variant_heatmap(experiment: Experiment, metric: str | None = None) -> Figure:
+    """Case × variant pass rates over runs (``matrix_df``), the cases that separate the
+    variants most (largest spread across variants) on top."""
+    matrix = matrix_frame(records_of(experiment), metric)
+    variants = matrix.columns[1:]
+    if matrix.height == 0 or not variants:
+        return _no_data(_figure(), "no cases")
+    grid = matrix.select(variants).to_numpy().astype(float)
+    spread = np.nan_to_num(np.nanmax(grid, axis=1) - np.nanmin(grid, axis=1), nan=0.0)
+    order = np.argsort(-spread, kind="stable")
+    cases = [matrix["eval_id"][int(i)] for i in order]
+    fig = _figure(1.5 + 0.8 * len(variants) + 1.5, 1.2 + 0.3 * len(cases))
+    ax = fig.add_subplot()
+    image = ax.imshow(grid[order], aspect="auto", cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(len(variants)), variants, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(cases)), cases, fontsize=8)
+    ax.set_xlabel("variant")
+    ax.set_ylabel("case")
+    ax.set_title(f"pass rate per case{f' — {metric}' if metric else ''}")
+    fig.colorbar(image, ax=ax, label="pass rate over runs")
     return fig

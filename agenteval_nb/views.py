@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import report, widgets
+from .analysis.experiment import HoldsRecords
 from .analysis.paired import Comparison, compare_records
+from .report.experiment import export_experiment_html
 from .runs import RunLike, as_run
 from .widgets.entries import PAGE_SIZE
 
@@ -47,7 +49,11 @@ def export_html(
     max_cases: int | None = None,
 ) -> Path:
     """Write the single-file report of ``run`` to ``path`` atomically and return the path
-    (:func:`agenteval_nb.report.export_html`: ``max_cases`` caps the detailed case results)."""
+    (:func:`agenteval_nb.report.export_html`: ``max_cases`` caps the detailed case results).
+    An experiment (``ae.experiment``) gets its own report
+    (:func:`agenteval_nb.report.experiment.export_experiment_html`)."""
+    if isinstance(run, HoldsRecords):
+        return export_experiment_html(run, path, title=title, max_cases=max_cases)
     record = as_run(run, "export_html").record
     return report.export_html(record, path, title=title, max_cases=max_cases)
 
@@ -64,8 +70,12 @@ def inspect(
 
     Takes a run — anything :func:`~agenteval_nb.runs.load_run` accepts — or a comparison from
     ``ae.compare(a, b)`` (the runs come from the comparison or from ``run_a``/``run_b``), or a
-    pair ``(run_a, run_b)``, compared first. Anything else is a ``TypeError``.
+    pair ``(run_a, run_b)``, compared first, or an experiment (``ae.experiment``): its
+    leaderboard over the comparison inspector of two chosen variants. Anything else is a
+    ``TypeError``.
     """
+    if isinstance(run_or_comparison, HoldsRecords):
+        return widgets.inspect_experiment(run_or_comparison, page_size=page_size)
     if isinstance(run_or_comparison, tuple) and len(run_or_comparison) == 2:
         run_or_comparison = compare(*run_or_comparison)
     if isinstance(run_or_comparison, Comparison):

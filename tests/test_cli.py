@@ -364,7 +364,16 @@ def test_gate_rules():
 
 def test_every_command_has_help():
     parser = build_parser()
-    for command in ("run", "evaluate", "report", "passk", "compare", "convert", "demo"):
+    for command in (
+        "run",
+        "evaluate",
+        "report",
+        "passk",
+        "compare",
+        "leaderboard",
+        "convert",
+        "demo",
+    ):
         with pytest.raises(SystemExit) as info:
             parser.parse_args([command, "--help"])
         assert info.value.code == 0

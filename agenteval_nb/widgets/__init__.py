@@ -84,10 +84,18 @@ def _build(
     )
 
 
+def inspect_experiment(experiment: Any, *, page_size: int = PAGE_SIZE) -> Any:
+    """The experiment inspector (:func:`.experiment.inspect_experiment`): the leaderboard,
+    two variant pickers and the comparison inspector of the chosen pair."""
+    from .experiment import inspect_experiment as build
+
+    return build(experiment, page_size=page_size)
+
+
 def __getattr__(name: str) -> Any:
     if name == "MasterDetail":
         return importlib.import_module(".master", __name__).MasterDetail
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["PAGE_SIZE", "MasterDetail", "case_key", "inspect"]
+__all__ = ["PAGE_SIZE", "MasterDetail", "case_key", "inspect", "inspect_experiment"]

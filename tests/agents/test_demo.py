@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import agenteval_nb as ae
@@ -45,6 +46,12 @@ def test_demo_runs_the_live_agent_offline(tmp_path: Path) -> None:
     assert statuses == {"passed", "failed"}  # the scripted model's mistakes show up
     passk = run.pass_at_k_df(ks=(1, 3), backend="polars")
     assert passk.height > 0
+    exp = ae.load_experiment(tmp_path / "experiment")
+    assert exp.variants == ["assistant", "careful", "weather_only"]
+    overall = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
+    assert overall["variant"][0] == "careful"  # fewer mistakes: a real spread
+    assert len(set(overall["pass_rate"].to_list())) == 3
+    assert (tmp_path / "experiment" / "report.html").is_file()
     first = json.loads((tmp_path / "agent" / "travel_agent.evalset_result.json").read_text())
     again = tmp_path / "again"
     assert _demo(again, "--no-judge").returncode == 0
