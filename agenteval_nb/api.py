@@ -207,6 +207,7 @@ def evaluation_run(
         out.result,
         sources=out.sources,
         case_summaries=parts.case_summaries if parts is not None else None,
+        case_summary_wires=parts.case_summary_wires if parts is not None else None,
         metrics=out.metrics,
         warnings=out.warnings,
         app_name=out.app_name,

@@ -67,6 +67,7 @@ class RunRecord:
         self._head: EvalSetResult | None = None
         self._details: CaseDetails | None = None
         self._case_summaries: Callable[[], Iterator[CaseSummary]] | None = None
+        self._case_summary_wires: Callable[[], Iterator[dict[str, Any]]] | None = None
         self._sources: list[CaseSource] = []
         self._evalsets: list[EvalSet] | None = list(evalsets)
         self._case_index: tuple[Any, dict[str, tuple[CaseSource, int]]] | None = None
@@ -87,16 +88,20 @@ class RunRecord:
         tables: dict[str, pl.DataFrame],
         sources: Sequence[CaseSource] = (),
         case_summaries: Callable[[], Iterator[CaseSummary]] | None = None,
+        case_summary_wires: Callable[[], Iterator[dict[str, Any]]] | None = None,
         **fields: Any,
     ) -> RunRecord:
         """A streamed record (see the module): ``head`` is the result without case results;
         ``case_summaries`` builds the summary's case summaries when its summary leaves them
-        out (they are built when the file is saved or the result materialised)."""
+        out (they are built when the file is saved or the result materialised);
+        ``case_summary_wires``, when given, builds the same as the plain dicts their models
+        write, which is what :meth:`save` writes."""
         record = cls(**fields)
         record._result = None  # type: ignore[assignment]
         record._head = head.model_copy(update={"eval_case_results": None})
         record._details = details
         record._case_summaries = case_summaries
+        record._case_summary_wires = case_summary_wires if case_summaries is not None else None
         record._sources = list(sources)
         record._evalsets = None if sources else record._evalsets
         record._tables = dict(tables)
@@ -115,14 +120,14 @@ class RunRecord:
         if self._result is None:
             with gc_paused(keep=True):
                 self._result = self._assembled()
-            self._head = self._details = self._case_summaries = None
+            self._head = self._details = self._case_summaries = self._case_summary_wires = None
             self._built_from = self._source()  # the streamed tables describe these cases
         return self._result
 
     @result.setter
     def result(self, value: EvalSetResult) -> None:
         self._result = value
-        self._head = self._details = self._case_summaries = None
+        self._head = self._details = self._case_summaries = self._case_summary_wires = None
 
     def _assembled(self) -> EvalSetResult:
         """The whole result of a streamed record: every case result decoded, the case
@@ -173,7 +178,8 @@ class RunRecord:
         """Write the result file atomically (Go format, readable by trpc-agent-go); a streamed
         record writes its case texts as they are."""
         if self._details is not None and self._head is not None:
-            summaries = self._case_summaries() if self._case_summaries is not None else None
+            build = self._case_summary_wires or self._case_summaries
+            summaries = build() if build is not None else None
             return save_details(self._head, self._details, path, summaries)
         return save_result(self._result, path)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from ..schema import (
     CaseRunMetricResult,
@@ -22,6 +22,7 @@ from ..schema import (
     StatusCounts,
     summarize_statuses,
 )
+from ..schema.base import WireModel, wire_fields
 from ..schema.status import by_metric, case_status, combine_runs
 
 
@@ -71,21 +72,54 @@ def check_run_numbers(summary: EvalSetResultSummary | None, run_ids: Sequence[in
             raise SummaryError(f"runId {run_id} exceeds {what}", f"$.evalCaseResults[{i}].runId")
 
 
-def _counts(statuses: Sequence[str]) -> StatusCounts | None:
+class Make(Protocol):
+    """How a summary part is built: as its model (:func:`_model`) or as the plain dict the
+    model writes to a file (:func:`_wire`). One builder, two forms."""
+
+    def __call__(self, cls: type[WireModel], **values: Any) -> Any: ...
+
+
+def _model(cls: type[WireModel], **values: Any) -> Any:
+    return cls(**values)
+
+
+def _wire(cls: type[WireModel], **values: Any) -> dict[str, Any]:
+    """The dict a ``cls`` model of these field values writes to a file (wire keys in field
+    order, ``None`` left out, :func:`~agenteval_nb.schema.base.wire_fields`' exceptions),
+    built without the model. Values must already be of the field's type (floats as float)."""
+    items = {alias: values[name] for name, alias in _aliases(cls) if values.get(name) is not None}
+    return wire_fields(_prototype(cls), items)
+
+
+@cache
+def _aliases(cls: type[WireModel]) -> tuple[tuple[str, str], ...]:
+    return tuple((name, field.alias or name) for name, field in cls.model_fields.items())
+
+
+@cache
+def _prototype(cls: type[WireModel]) -> WireModel:
+    """An empty ``cls`` model: what :func:`wire_fields` reads its class rules from."""
+    return cls.model_construct()
+
+
+def _counts(statuses: Sequence[str], make: Make = _model) -> Any:
     passed = sum(1 for s in statuses if s == EvalStatus.PASSED)
     failed = sum(1 for s in statuses if s == EvalStatus.FAILED)
     not_evaluated = sum(1 for s in statuses if s == EvalStatus.NOT_EVALUATED)
     if passed == failed == not_evaluated == 0:
         return None
-    return _shared_counts(passed, failed, not_evaluated)
+    return _shared_counts(passed, failed, not_evaluated, make)
 
 
 @lru_cache(maxsize=4096)
-def _shared_counts(passed: int, failed: int, not_evaluated: int) -> StatusCounts:
+def _shared_counts(passed: int, failed: int, not_evaluated: int, make: Make) -> Any:
     """One instance per distinct triple: a 100k-case summary holds ~400k counts, mostly alike.
     Treat summary counts as read-only."""
-    return StatusCounts(
-        passed=passed or None, failed=failed or None, not_evaluated=not_evaluated or None
+    return make(
+        StatusCounts,
+        passed=passed or None,
+        failed=failed or None,
+        not_evaluated=not_evaluated or None,
     )
 
 
@@ -149,19 +183,25 @@ def _metric_stats(results: Iterable[MetricOutcome]) -> list[_MetricStat]:
     return out
 
 
-def _metric_summaries(results: Iterable[MetricOutcome]) -> list[MetricSummary] | None:
-    """:func:`_metric_stats` as summary models (with status counts)."""
+def _metric_summaries(results: Iterable[MetricOutcome], make: Make = _model) -> Any:
+    """:func:`_metric_stats` as metric summaries (with status counts), or ``None``."""
     out = [
-        MetricSummary(
+        make(
+            MetricSummary,
             metric_name=stat.name,
-            average_score=stat.average,
+            average_score=_float(stat.average),
             eval_status=stat.status.value,
-            threshold=stat.threshold,
-            status_counts=_counts(stat.statuses),
+            threshold=_float(stat.threshold),
+            status_counts=_counts(stat.statuses, make),
         )
         for stat in _metric_stats(results)
     ]
     return out or None
+
+
+def _float(value: float | None) -> float | None:
+    """A float field's value as the model holds it (an int score reads as a float)."""
+    return None if value is None else float(value)
 
 
 def _case_status(runs: Sequence[CaseOutcome], num_runs: int) -> EvalStatus:
@@ -178,23 +218,29 @@ def _case_status(runs: Sequence[CaseOutcome], num_runs: int) -> EvalStatus:
     )
 
 
-def _case_summary(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> CaseSummary:
-    return CaseSummary(
+def _case_summary(
+    eval_id: str, runs: Sequence[CaseOutcome], num_runs: int, make: Make = _model
+) -> Any:
+    """The case summary of one case's outcomes (one per run), as ``make`` builds it."""
+    return make(
+        CaseSummary,
         eval_id=eval_id,
         overall_status=_case_status(runs, num_runs).value,
-        run_status_counts=_counts([r.status or "" for r in runs]),
-        metric_summaries=_metric_summaries(m for r in runs for m in r.metrics),
+        run_status_counts=_counts([r.status or "" for r in runs], make),
+        metric_summaries=_metric_summaries((m for r in runs for m in r.metrics), make),
         run_summaries=[
-            CaseRunSummary(
+            make(
+                CaseRunSummary,
                 run_id=r.run_id,
                 final_eval_status=r.status,
                 error_message=r.error,
                 metric_results=[
-                    CaseRunMetricResult(
+                    make(
+                        CaseRunMetricResult,
                         metric_name=m.name,
-                        score=m.score,
+                        score=_float(m.score),
                         eval_status=m.status,
-                        threshold=m.threshold,
+                        threshold=_float(m.threshold),
                     )
                     for m in r.metrics
                 ]
@@ -219,6 +265,12 @@ class SummaryParts:
         """Every case summary, by eval id, one built at a time."""
         for eval_id, runs in self.groups:
             yield _case_summary(eval_id, runs, self.num_runs)
+
+    def case_summary_wires(self) -> Iterator[dict[str, Any]]:
+        """:meth:`case_summaries` as the plain dicts their models write to a file (no model
+        built): what a saved file needs, encoded a batch at a time by the Go-format writer."""
+        for eval_id, runs in self.groups:
+            yield _case_summary(eval_id, runs, self.num_runs, _wire)
 
     def whole(self) -> EvalSetResultSummary:
         """The summary with its case summaries."""

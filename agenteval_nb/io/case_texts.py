@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from pydantic import BaseModel
 
@@ -81,7 +81,7 @@ def save_details(
     head: EvalSetResult,
     details: CaseDetails,
     path: str | os.PathLike[str],
-    case_summaries: Iterable[BaseModel] | None = None,
+    case_summaries: Iterable[BaseModel | dict[str, Any]] | None = None,
 ) -> Path:
     """Write the result file of ``head`` (a result without case results; its summary without
     case summaries when ``case_summaries`` supplies them) and ``details`` atomically; the

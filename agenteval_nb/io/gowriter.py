@@ -61,11 +61,12 @@ def result_chunks(result: EvalSetResult) -> Iterator[str]:
 def result_file_chunks(
     head: EvalSetResult,
     case_texts: Iterable[bytes],
-    case_summaries: Iterable[BaseModel] | None = None,
+    case_summaries: Iterable[BaseModel | dict[str, Any]] | None = None,
 ) -> Iterator[str | bytes]:
     """The result file in pieces, from a result without case results (``head``), the compact
     text of each case result (:func:`case_result_texts`, indented here for its place) and, when
-    ``head.summary`` leaves them out, the summary's case summaries (written a batch at a time)."""
+    ``head.summary`` leaves them out, the summary's case summaries (written a batch at a time;
+    models or the plain dicts they write, see :func:`_list_chunks`)."""
     placed = head.model_copy(update={"eval_case_results": []})
     pad = "  "
     first = True
@@ -110,7 +111,9 @@ def _indented(text: bytes, level: int) -> bytes:
 
 
 def _model_chunks(
-    model: BaseModel, level: int, lists: Mapping[str, Iterable[BaseModel]] | None = None
+    model: BaseModel,
+    level: int,
+    lists: Mapping[str, Iterable[BaseModel | dict[str, Any]]] | None = None,
 ) -> Iterator[str]:
     """JSON of ``model`` in pieces, as it stands ``level`` containers deep: a list of models
     (case results, case summaries) goes out :data:`_BATCH` models at a time and a nested model
@@ -136,17 +139,38 @@ def _model_chunks(
     yield "\n" + "  " * level + "}" if not first else "}"
 
 
-def _list_chunks(models: Iterable[BaseModel], level: int) -> Iterator[str]:
-    """A JSON array of models standing ``level`` containers deep, :data:`_BATCH` at a time."""
+def _list_chunks(models: Iterable[BaseModel | dict[str, Any]], level: int) -> Iterator[str]:
+    """A JSON array of models standing ``level`` containers deep, :data:`_BATCH` at a time.
+    An item may be the plain dict a model writes (its wire keys and values, as
+    :func:`~agenteval_nb.schema.base.wire_items` gives them): a batch of those is written in
+    one orjson pass, the same bytes as its models (a test pins the two together)."""
     pad = "  " * level
     inner = "\n" + pad + "  "
     items = iter(models)
     count = 0
     while batch := list(islice(items, _BATCH)):
-        texts = _models_text(batch, level + 1)
-        yield ("," if count else "[") + inner + ("," + inner).join(texts)
+        plain = _plain_batch_text(batch)
+        if plain is not None:
+            yield ("," if count else "[") + plain.replace("\n", "\n" + pad)
+        else:
+            texts = _models_text(batch, level + 1)
+            yield ("," if count else "[") + inner + ("," + inner).join(texts)
         count += len(batch)
     yield "\n" + pad + "]" if count else "[]"
+
+
+def _plain_batch_text(batch: list[Any]) -> str | None:
+    """A batch of plain wire dicts as the items of a 2-space indented array standing at the top
+    (``"\\n  {…},\\n  {…}"``, the brackets left off), in one orjson pass — orjson writes
+    numbers and strings as pydantic does; ``None`` when the batch holds models or content
+    orjson writes otherwise (lone surrogates, ints beyond 64 bits or beyond float64)."""
+    if not all(type(item) is dict for item in batch):
+        return None
+    try:
+        text = orjson.dumps(batch, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return None
+    return None if has_huge_int(text) else text[1:-2]
 
 
 def _model_text(model: BaseModel, level: int = 0) -> str:
@@ -158,15 +182,25 @@ def _model_text(model: BaseModel, level: int = 0) -> str:
     return _models_text([model], level)[0]
 
 
-def _models_text(models: Sequence[BaseModel], level: int = 0, indent: int | None = 2) -> list[str]:
-    """:func:`_model_text` of each model (``indent=None``: compact, where pydantic can). The
+def _json_text(model: BaseModel | dict[str, Any], indent: int | None) -> str:
+    """pydantic's JSON of a model; orjson's of the plain dict a model writes (the same text)."""
+    if isinstance(model, BaseModel):
+        return model.model_dump_json(by_alias=True, exclude_none=True, indent=indent)
+    return orjson.dumps(model, option=orjson.OPT_INDENT_2 if indent else 0).decode("utf-8")
+
+
+def _models_text(
+    models: Sequence[BaseModel | dict[str, Any]], level: int = 0, indent: int | None = 2
+) -> list[str]:
+    """:func:`_model_text` of each model or plain wire dict (``indent=None``: compact, where
+    pydantic can). The
     check for an int beyond float64 (which pydantic writes as digits and our loader would
     refuse) runs once over the batch's joined text, and per model only when the batch has one."""
     texts: list[str | None] = []
     for model in models:
         try:
-            texts.append(model.model_dump_json(by_alias=True, exclude_none=True, indent=indent))
-        except PydanticSerializationError:
+            texts.append(_json_text(model, indent))
+        except (PydanticSerializationError, orjson.JSONEncodeError):
             texts.append(None)
     if has_huge_int("\n".join(t for t in texts if t is not None)):
         texts = [None if t is None or has_huge_int(t) else t for t in texts]
