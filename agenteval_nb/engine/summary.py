@@ -108,7 +108,7 @@ def _counts(statuses: Sequence[str], make: Make = _model) -> Any:
     not_evaluated = sum(1 for s in statuses if s == EvalStatus.NOT_EVALUATED)
     if passed == failed == not_evaluated == 0:
         return None
-    return _shared_counts(passed, failed, not_evaluated, make)
+    return _shared_counts(passed, failed, not_evaluated, make)  # type: ignore[arg-type]  # functions hash
 
 
 @lru_cache(maxsize=4096)
