@@ -23,7 +23,7 @@ def test_evaluate_has_the_signature_of_evaluate_async():
 
 def test_help_of_evaluate_documents_the_options():
     text = pydoc.render_doc(ae.evaluate, renderer=pydoc.plaintext)
-    assert "evaluate(evalset: " in text and "num_runs: 'int' = 1" in text
+    assert "evaluate(evalset: " in text and "num_runs: 'int | None' = None" in text
     assert "Jupyter" in text  # the sync twin's own paragraph
     assert "``case_ids`` keeps only these cases" in text  # the async twin's options
     assert "``agent`` runs default-mode cases" in text
