@@ -29,6 +29,8 @@ from .analysis.load import (
     result_files,
 )
 from .analysis.paired import compare_records
+from .analysis.record import RunRecord
+from .analysis.reviews import reviews_frame
 from .evalrun import EvalRun
 from .schema import EvalSetResult
 from .stores.base import ResultStore
@@ -136,6 +138,14 @@ def as_run(value: Any, what: str = "this function") -> EvalRun:
     )
 
 
+def _polars_frame(record: RunRecord, kind: str) -> pl.DataFrame:
+    """Frame ``kind`` of one run: its marks for ``"reviews"`` (read from the review file, not
+    a table of the record), else the record's table."""
+    if kind == "reviews":
+        return reviews_frame(record, "polars")
+    return frame(record, kind, "polars")
+
+
 class RunCollection(Sequence[EvalRun]):
     """Runs keyed by result id, in key order: index by position or by key.
 
@@ -212,12 +222,12 @@ class RunCollection(Sequence[EvalRun]):
         return self._runs[self._keys[key]]
 
     def concat_df(self, kind: str, backend: str | None = None) -> Any:
-        """One frame kind (``"cases"``, ``"metrics"``, ``"invocations"`` …) of every run,
+        """One frame kind (``"cases"``, ``"metrics"``, ``"reviews"`` …) of every run,
         stacked, with a leading ``result_id`` column (the collection key)."""
         if kind not in SCHEMAS:
             raise ValueError(f"unknown frame kind {kind!r}; expected one of {sorted(SCHEMAS)}")
         parts = [
-            frame(run.record, kind, "polars").select(
+            _polars_frame(run.record, kind).select(
                 pl.lit(key, dtype=pl.String).alias("result_id"), pl.all()
             )
             for key, run in self.items()
