@@ -17,6 +17,7 @@ from ..schema import (
     EvalMetricResultPerInvocation,
     EvalStatus,
     Invocation,
+    Message,
     Rubric,
     RubricContent,
 )
@@ -73,16 +74,16 @@ def expected_turns(case: EvalCase, inference: InferenceResult) -> list[Invocatio
     return list(case.conversation)
 
 
+def with_case_context(turn: Invocation, case_context: Sequence[Message] | None) -> Invocation:
+    """The turn as evaluated: itself when it has ``contextMessages`` (or the case has none),
+    else a copy carrying the case's ``contextMessages`` (SPEC §8.2 step 5)."""
+    if turn.context_messages or not case_context:
+        return turn
+    return turn.model_copy(update={"context_messages": list(case_context)})
+
+
 def _with_context(turns: list[Invocation], case: EvalCase) -> list[Invocation]:
-    """Give turns without ``contextMessages`` the case's ``contextMessages`` (copies, not edits)."""
-    if not case.context_messages:
-        return turns
-    return [
-        t
-        if t.context_messages
-        else t.model_copy(update={"context_messages": case.context_messages})
-        for t in turns
-    ]
+    return [with_case_context(t, case.context_messages) for t in turns]
 
 
 def case_rubrics(case: EvalCase, metric_names: set[str]) -> dict[str, list[Rubric]]:

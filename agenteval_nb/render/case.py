@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from markupsafe import Markup
 
+from ..engine.case import with_case_context
 from ..schema import (
     EvalCase,
     EvalCaseResult,
@@ -93,12 +94,15 @@ def render_invocation(
     rubric_texts: Mapping[tuple[str, str], str] | None = None,
 ) -> Markup:
     """Everything about one turn: messages, tools, final response, metrics, rubrics, judge,
-    verifier. ``case_context`` are the case's context messages (shown before the turn's own)."""
+    verifier. ``case_context`` are the case's context messages, shown as the engine gives them
+    to the turn: only when the turn has none of its own."""
     actual = per_invocation.actual_invocation
     expected = per_invocation.expected_invocation
     results = list(per_invocation.eval_metric_results or ())
     shown = actual or expected
-    context = [*case_context, *((shown.context_messages if shown else None) or ())]
+    if shown is not None:
+        shown = with_case_context(shown, case_context)
+    context = (shown.context_messages if shown is not None else None) or ()
     user = shown.user_content if shown is not None else None
     intermediate = (actual.intermediate_responses if actual is not None else None) or ()
     parts = [
