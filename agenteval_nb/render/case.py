@@ -23,6 +23,7 @@ from ..schema.status import summarize_statuses
 from .judge import judge_section
 from .messages import final_response_section, messages_section
 from .metrics import metrics_table, rubrics_table
+from .reasons import gloss_note
 from .text import html, join, score_text, status_badge, status_class, text
 from .tools import trajectory_section
 from .verifier import verifier_section
@@ -165,7 +166,13 @@ def render_case(
     )
     parts = [head]
     if case.error_message:
-        parts.append(html('<div class="ae-error ae-pre">error: {}</div>', text(case.error_message)))
+        parts.append(
+            html(
+                '<div class="ae-error ae-pre">error: {}</div>{}',
+                text(case.error_message),
+                gloss_note(case.error_message),
+            )
+        )
     overall = list(case.overall_eval_metric_results or ())
     if overall:
         parts.append(

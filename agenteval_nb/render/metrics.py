@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from markupsafe import Markup
 
 from ..schema import EvalMetricResult
-from .reasons import display_overall_reason
+from .reasons import display_overall_reason, gloss_note
 from .text import html, join, number, score_text, status_badge, status_class, text
 
 
@@ -18,7 +18,11 @@ def _reason(
     if not reason:
         return Markup("")
     turns = (turn_reasons or {}).get(result.metric_name or "", ())
-    return html('<span class="ae-pre">{}</span>', text(display_overall_reason(reason, turns)))
+    return html(
+        '<span class="ae-pre">{}</span>{}',
+        text(display_overall_reason(reason, turns)),
+        gloss_note(reason),
+    )
 
 
 def metrics_table(

@@ -20,7 +20,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..schema import EvalMetricResult, Tool
-from .reasons import display_reason
+from .reasons import display_reason, gloss_note
 from .text import html, join, json_text, score_text, status_badge, text
 
 MAX_DEPTH = 4
@@ -271,7 +271,11 @@ def _metric_reasons(results: Sequence[EvalMetricResult]) -> Markup:
             status_badge(r.eval_status),
             text(r.metric_name),
             score_text(r.score, r.eval_status),
-            html(': <span class="ae-pre">{}</span>', text(display_reason(r.details.reason)))
+            html(
+                ': <span class="ae-pre">{}</span>{}',
+                text(display_reason(r.details.reason)),
+                gloss_note(r.details.reason),
+            )
             if r.details is not None and r.details.reason
             else Markup(""),
         )
