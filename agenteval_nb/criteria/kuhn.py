@@ -14,21 +14,29 @@ from collections.abc import Callable
 _FREE = -1
 
 
-def unmatched_left(left_size: int, right_size: int, edge: Callable[[int, int], bool]) -> list[int]:
-    """Left vertices left unmatched by the maximum matching, ascending (``[]`` = all matched).
+def max_matching(
+    left_size: int, right_size: int, edge: Callable[[int, int], bool]
+) -> list[int | None]:
+    """The maximum matching: for each left vertex, its right vertex (``None``: unmatched).
 
     ``edge(i, j)`` says whether left ``i`` may be matched with right ``j``.
     """
-    if left_size == 0:
-        return []
-    if right_size == 0:
-        return list(range(left_size))
+    partner: list[int | None] = [None] * left_size
+    if left_size == 0 or right_size == 0:
+        return partner
     owner = [_FREE] * right_size
     visited = [0] * left_size
     for stamp, root in enumerate(range(left_size), start=1):
         _augment(root, stamp, right_size, owner, visited, edge)
-    matched = set(owner)
-    return [i for i in range(left_size) if i not in matched]
+    for right, left in enumerate(owner):
+        if left != _FREE:
+            partner[left] = right
+    return partner
+
+
+def unmatched_left(left_size: int, right_size: int, edge: Callable[[int, int], bool]) -> list[int]:
+    """Left vertices left unmatched by the maximum matching, ascending (``[]`` = all matched)."""
+    return [i for i, j in enumerate(max_matching(left_size, right_size, edge)) if j is None]
 
 
 def _augment(

@@ -37,7 +37,7 @@ from ..schema import (
 from .errors import Reason, fail, raise_if, wrap
 from .hooks import NO_HOOKS, Hooks, hook_reason
 from .jsoncmp import json_reason, validate_json
-from .kuhn import unmatched_left
+from .kuhn import max_matching
 from .text import text_reason, validate_text
 
 DEFAULT_STRATEGY = ToolStrategy(
@@ -134,12 +134,19 @@ class _PairMatcher:
         return lambda: _pair_text(actual, expected, cause)
 
 
-def _ordered(matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]) -> Reason | None:
+Matching = list[int | None]
+"""For each expected tool, the index of the actual tool matched with it (``None``: unmatched)."""
+
+
+def _ordered(
+    matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]
+) -> tuple[Matching, Reason | None]:
+    matching: Matching = [None] * len(expected)
     cursor = -1
     last = len(actual) - 1
-    for exp_tool in expected:
+    for i, exp_tool in enumerate(expected):
         if cursor == last:
-            return fail(_tool_label(exp_tool))
+            return matching, fail(_tool_label(exp_tool))
         cause: Reason | None = None
         while cursor < last:
             cursor += 1
@@ -147,21 +154,15 @@ def _ordered(matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]) ->
             if cause is None:
                 break
         if cause is not None:
-            return wrap(_tool_label(exp_tool), cause)
-    return None
+            return matching, wrap(_tool_label(exp_tool), cause)
+        matching[i] = cursor
+    return matching, None
 
 
-def _unordered(matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]) -> Reason | None:
-    # Counts are validated (len(actual) >= len(expected)), so pairing expected i with actual i
-    # is a candidate perfect matching; when it holds, Kuhn would succeed too.
+def _unordered(
+    matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]
+) -> tuple[Matching, Reason | None]:
     seen: dict[tuple[int, int], bool] = {}
-    for i, exp_tool in enumerate(expected):
-        if matcher.reason(actual[i], exp_tool) is not None:
-            seen[(i, i)] = False
-            seen.update(((k, k), True) for k in range(i))
-            break
-    else:
-        return None
 
     def edge(i: int, j: int) -> bool:
         ok = seen.get((i, j))
@@ -169,11 +170,38 @@ def _unordered(matcher: _PairMatcher, actual: list[Tool], expected: list[Tool]) 
             ok = seen[(i, j)] = matcher.reason(actual[j], expected[i]) is None
         return ok
 
-    missing = unmatched_left(len(expected), len(actual), edge)
+    # With len(actual) >= len(expected), pairing expected i with actual i is a candidate perfect
+    # matching; when it holds, Kuhn would succeed too. Its edge tests are memoised for Kuhn.
+    if len(actual) >= len(expected) and all(edge(i, i) for i in range(len(expected))):
+        return list(range(len(expected))), None
+    matching = max_matching(len(expected), len(actual), edge)
+    missing = [i for i, j in enumerate(matching) if j is None]
     if not missing:
-        return None
+        return matching, None
     items = ["cannot match all left vertices", *(_tool_label(expected[i]) for i in missing)]
-    return fail(multi_error(items))
+    return matching, fail(multi_error(items))
+
+
+def _matched(
+    criterion: ToolTrajectoryCriterion, actual: list[Tool], expected: list[Tool], hooks: Hooks
+) -> tuple[Matching, Reason | None]:
+    matcher = _PairMatcher(criterion, hooks)
+    if criterion.order_sensitive:
+        return _ordered(matcher, actual, expected)
+    return _unordered(matcher, actual, expected)
+
+
+def tool_matching(
+    criterion: ToolTrajectoryCriterion,
+    actual_tools: Sequence[Tool],
+    expected_tools: Sequence[Tool],
+    hooks: Hooks = NO_HOOKS,
+) -> Matching:
+    """How the criterion pairs the calls: for each expected tool, the actual tool it matched
+    (``None``: unmatched). Ordered: the greedy subsequence, stopping at the first expected tool
+    without a match; otherwise the identity when every pair holds, else Kuhn's maximum
+    matching. The tool counts are not checked here (:func:`trajectory_reason` does)."""
+    return _matched(criterion, list(actual_tools), list(expected_tools), hooks)[0]
 
 
 def trajectory_reason(
@@ -204,11 +232,7 @@ def trajectory_reason(
             "validate tool counts: number of tool calls mismatch: "
             f"actual({n_actual}) != expected({n_expected})"
         )
-    matcher = _PairMatcher(criterion, hooks)
-    if criterion.order_sensitive:
-        cause = _ordered(matcher, actual_tools, expected_tools)
-    else:
-        cause = _unordered(matcher, actual_tools, expected_tools)
+    _, cause = _matched(criterion, actual_tools, expected_tools, hooks)
     if cause is None:
         return None
     return lambda: f"match tools: {cause()}"

@@ -1,10 +1,12 @@
 """Tool trajectory: expected and actual calls aligned, arguments and results compared by key.
 
-Alignment pairs calls by name in order (a longest-matching-blocks diff of the two name
-sequences): equal runs pair one to one; a run replaced by another pairs by position; the
-remaining calls are *missing* (expected only) or *extra* (actual only). This is for reading;
-the metric's own verdict and reason (order-sensitive, subset or bipartite matching) are shown
-above the table.
+With the trajectory metric's criterion, calls are first paired the way the metric matched them
+(:func:`~agenteval_nb.criteria.trajectory.tool_matching`: ordered subsequence, or the one-to-one
+matching of unordered and subset trajectories); those pairs read ``match``. The calls the metric
+left unmatched — and every call when no criterion is known — are paired by name in order (a
+longest-matching-blocks diff of the two name sequences): equal runs pair one to one; a run
+replaced by another pairs by position; the remaining calls are *missing* (expected only) or
+*extra* (actual only). The metric's own verdict and reason are shown above the table.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..schema import EvalMetricResult, Tool
+from ..criteria.trajectory import tool_matching, validate_tool_trajectory
+from ..schema import EvalMetricResult, Tool, ToolTrajectoryCriterion
 from .reasons import display_reason, gloss_note
 from .text import html, join, json_text, score_text, status_badge, text
 
@@ -42,12 +45,14 @@ ABSENT: Any = _Absent()
 
 @dataclass(frozen=True)
 class ToolPair:
-    """One row of the alignment; ``expected`` or ``actual`` is ``None`` for a missing/extra call."""
+    """One row of the alignment; ``expected`` or ``actual`` is ``None`` for a missing/extra call;
+    ``matched`` when the metric's criterion matched the two."""
 
     expected: Tool | None
     actual: Tool | None
     expected_index: int | None
     actual_index: int | None
+    matched: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,14 +65,22 @@ class KeyDiff:
     same: bool
 
 
-def align_tools(expected: Sequence[Tool], actual: Sequence[Tool]) -> list[ToolPair]:
-    """Pair expected and actual calls by name in order, then by position (module docstring)."""
+def _by_name(
+    expected: Sequence[Tool],
+    actual: Sequence[Tool],
+    expected_indexes: Sequence[int],
+    actual_indexes: Sequence[int],
+) -> list[ToolPair]:
+    """The given calls paired by name in order, then by position (module docstring)."""
     matcher = SequenceMatcher(
-        None, [t.name or "" for t in expected], [t.name or "" for t in actual], autojunk=False
+        None,
+        [expected[i].name or "" for i in expected_indexes],
+        [actual[j].name or "" for j in actual_indexes],
+        autojunk=False,
     )
     pairs: list[ToolPair] = []
     for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        for i, j in zip_longest(range(i1, i2), range(j1, j2)):
+        for i, j in zip_longest(expected_indexes[i1:i2], actual_indexes[j1:j2]):
             pairs.append(
                 ToolPair(
                     expected[i] if i is not None else None,
@@ -77,6 +90,37 @@ def align_tools(expected: Sequence[Tool], actual: Sequence[Tool]) -> list[ToolPa
                 )
             )
     return pairs
+
+
+def _row_order(pair: ToolPair) -> tuple[int, int]:
+    """Rows by expected call, then the extra actual calls in their order."""
+    if pair.expected_index is not None:
+        return (0, pair.expected_index)
+    return (1, pair.actual_index or 0)
+
+
+def align_tools(
+    expected: Sequence[Tool],
+    actual: Sequence[Tool],
+    criterion: ToolTrajectoryCriterion | None = None,
+) -> list[ToolPair]:
+    """Pair expected and actual calls: as ``criterion`` matched them, the rest by name in
+    order, then by position (module docstring). Without a usable criterion (none, a custom
+    compare, an invalid strategy) every call is paired by name."""
+    everything = range(len(expected)), range(len(actual))
+    if criterion is None or criterion.compare_name or validate_tool_trajectory(criterion):
+        return _by_name(expected, actual, *everything)
+    matching = tool_matching(criterion, actual, expected)
+    pairs = [
+        ToolPair(expected[i], actual[j], i, j, matched=True)
+        for i, j in enumerate(matching)
+        if j is not None
+    ]
+    used = set(matching)
+    rest_expected = [i for i, j in enumerate(matching) if j is None]
+    rest_actual = [j for j in range(len(actual)) if j not in used]
+    pairs += _by_name(expected, actual, rest_expected, rest_actual)
+    return sorted(pairs, key=_row_order)
 
 
 def _decoded(value: Any) -> Any:
@@ -178,11 +222,14 @@ def diff_table(expected: Any, actual: Any, *, one_sided: str | None = None) -> M
 
 
 def pair_verdict(pair: ToolPair) -> str:
-    """``match``, ``missing``, ``extra``, or what differs: ``name``, ``arguments``, ``result``."""
+    """``match`` (the metric matched the pair, or nothing differs), ``missing``, ``extra``, or
+    what differs: ``name``, ``arguments``, ``result``."""
     if pair.actual is None:
         return "missing"
     if pair.expected is None:
         return "extra"
+    if pair.matched:
+        return "match"
     differs = []
     if (pair.expected.name or "") != (pair.actual.name or ""):
         differs.append("name")
@@ -284,20 +331,46 @@ def _metric_reasons(results: Sequence[EvalMetricResult]) -> Markup:
     return html("<ul>{}</ul>", join(rows)) if rows else Markup("")
 
 
+def _pairing(results: Sequence[EvalMetricResult]) -> tuple[ToolTrajectoryCriterion | None, Markup]:
+    """The criterion the calls are paired by (the first trajectory metric that stores one) and
+    a note saying so."""
+    for r in results:
+        criterion = r.criterion.tool_trajectory if r.criterion is not None else None
+        if criterion is not None and not criterion.compare_name:
+            how = (
+                "in order"
+                if criterion.order_sensitive
+                else "as a subset, in any order"
+                if criterion.subset_matching
+                else "in any order"
+            )
+            note = html(
+                '<div class="ae-muted">calls paired as <code>{}</code> matched them ({})</div>',
+                text(r.metric_name),
+                how,
+            )
+            return criterion, note
+    return None, Markup("")
+
+
 def trajectory_section(
     expected: Sequence[Tool] | None,
     actual: Sequence[Tool] | None,
     metric_results: Sequence[EvalMetricResult] = (),
 ) -> Markup:
-    """Trajectory metrics' verdicts and reasons, then the aligned calls."""
-    reasons = _metric_reasons([r for r in metric_results if is_trajectory_metric(r)])
+    """Trajectory metrics' verdicts and reasons, then the calls paired as the first trajectory
+    metric matched them (:func:`align_tools`)."""
+    trajectory = [r for r in metric_results if is_trajectory_metric(r)]
+    reasons = _metric_reasons(trajectory)
     expected = list(expected or ())
     actual = list(actual or ())
     if not expected and not actual:
         return reasons + Markup('<span class="ae-note">no tool calls on either side</span>')
+    criterion, note = _pairing(trajectory)
     counts = html(
         '<div class="ae-muted">{} expected call(s), {} actual call(s)</div>',
         len(expected),
         len(actual),
     )
-    return reasons + counts + join(_pair_block(p) for p in align_tools(expected, actual))
+    pairs = align_tools(expected, actual, criterion)
+    return reasons + counts + note + join(_pair_block(p) for p in pairs)

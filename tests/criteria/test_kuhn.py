@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenteval_nb.criteria import unmatched_left
+from agenteval_nb.criteria.kuhn import max_matching
 
 
 def reference_kuhn(left, right, edges):
@@ -142,3 +143,21 @@ def test_every_small_graph_matches_the_brute_force_maximum(left, right):
         assert left - len(got) == best, (left, right, sorted(edges), got)
         assert (got == []) == (best == left), (left, right, sorted(edges), got)
         assert got == reference_kuhn(left, right, edges), (left, right, sorted(edges), got)
+
+
+@pytest.mark.parametrize("left", range(MAX_SIDE + 1))
+@pytest.mark.parametrize("right", range(1, MAX_SIDE))
+def test_the_matching_uses_edges_once_each_and_leaves_out_the_unmatched(left, right):
+    """``max_matching`` (what the tool diff shows) pairs only along edges, each right once, and
+    its unmatched lefts are ``unmatched_left`` (what the metric reports)."""
+    for graph_mask in range(1 << (left * right)):
+        edges = {
+            (i, j) for i in range(left) for j in range(right) if graph_mask >> (i * right + j) & 1
+        }
+        matching = max_matching(left, right, lambda i, j, e=edges: (i, j) in e)
+        pairs = [(i, j) for i, j in enumerate(matching) if j is not None]
+        assert all(pair in edges for pair in pairs)
+        assert len({j for _, j in pairs}) == len(pairs)
+        assert [i for i, j in enumerate(matching) if j is None] == reference_kuhn(
+            left, right, edges
+        )
