@@ -612,6 +612,143 @@ inspector""",
         ),
         ("code", "server.stop()"),
     ],
+    "09_review": [
+        (
+            "md",
+            """# Reviewing results like a researcher
+
+A judge's verdict is only worth as much as its agreement with people. This notebook walks through a review of the demo run: open it in the inspector, record human marks (from code here; in the widget the keys `p`/`f`/`u` and `n` do the same), read the marks back as a frame, see them survive a reload, combine two reviewers, and measure how often the judges agree with the humans.
+
+The judge is the **offline heuristic judge** (a keyword heuristic, *not an LLM*), passed in as `judge=`, so everything runs without network. Every file goes to a temporary folder.""",
+        ),
+        ("code", SETUP),
+        (
+            "code",
+            """import shutil
+import tempfile
+
+from agenteval_nb.testing import HeuristicJudge
+
+WORK = Path(tempfile.mkdtemp(prefix="ae-review-"))  # nothing is written into the repository""",
+        ),
+        (
+            "md",
+            """## 1. The run under review
+
+Eight recorded cases of the demo assistant, scored by an LLM judge of the final answer (three samples per turn, so the judge's own consistency can be measured too) and by the pairwise verifier. The result is saved to a file: marks are kept in a review file beside it.""",
+        ),
+        (
+            "code",
+            """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
+judged = [m for m in metrics if m.metric_name in ("llm_final_response", "verifier_pairwise")]
+cases = [
+    "weather_paris_now", "tip_15_percent_on_80", "meal_limit_hallucination",
+    "sales_tax_wrong_final", "madrid_sunscreen_embellished", "remote_work_reworded",
+    "paris_wind_hallucination", "pto_lead_time_no_search",
+]
+fresh = ae.evaluate(
+    DEMO / "demo_run1.evalset.json", judged, case_ids=cases,
+    judge=HeuristicJudge(), judge_num_samples=3, cache=False, progress=False,
+)
+path = fresh.save(WORK / "demo.evalset_result.json")
+run = ae.load_run(path, evalset=DEMO / "demo_run1.evalset.json", metrics=judged)
+print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "md",
+            """## 2. Open it and mark cases
+
+`ae.inspect(run)` shows failures first; the detail pane has each turn's messages, tool calls, answers and every metric's reason. A mark belongs to a case result (eval id, run id) or, with `metric=`, to one metric of it; the reviewer's name comes from `ae.config.reviewer` (the OS user unless set).""",
+        ),
+        (
+            "code",
+            """view = ae.inspect(run)
+view""",
+        ),
+        (
+            "code",
+            """ae.config.reviewer = "ana"
+view.mark("weather_paris_now", 1, "pass")
+view.mark("tip_15_percent_on_80", 1, "pass")
+view.mark("meal_limit_hallucination", 1, "fail", note="invents a meal limit the policy lacks")
+view.mark("sales_tax_wrong_final", 1, "fail", note="the total applies the tax twice")
+view.mark("remote_work_reworded", 1, "pass", note="reworded, same policy")
+view.mark("paris_wind_hallucination", 1, "fail", note="wind speed is not in the tool result")
+last = view.mark(
+    "madrid_sunscreen_embellished", 1, "unsure",
+    note="the advice is extra, is it wrong?", metric="llm_final_response",
+)""",
+        ),
+        (
+            "md",
+            """One row per mark, with who set it and when (the timestamp is left out here because it changes on every run):""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+marks = run.reviews_df()
+marks[["eval_id", "run_id", "metric", "mark", "note", "reviewer"]]""",
+        ),
+        (
+            "md",
+            """## 3. The marks come back
+
+They were written, atomically, to `<result name>.review.json` beside the result file. Loading the result again — in another notebook, or on another machine with both files — brings them back:""",
+        ),
+        (
+            "code",
+            """print(sorted(p.name for p in WORK.glob("*.json")))  # NBVAL_CHECK_OUTPUT
+again = ae.load_run(path)
+print(len(again.reviews_df()), "marks after reloading")  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "md",
+            """## 4. Two reviewers
+
+A second reviewer works on a copy of the result and disagrees about one case. `ae.review.merge` keeps one mark per (case result, metric) — the later one — and lists the keys where the two differ, so the disagreement can be discussed rather than silently overwritten.""",
+        ),
+        (
+            "code",
+            """(WORK / "bo").mkdir()
+copy = Path(shutil.copy(path, WORK / "bo" / path.name))
+ae.config.reviewer = "bo"
+second = ae.load_run(copy)
+second.mark("weather_paris_now", 1, "pass")
+second.mark("sales_tax_wrong_final", 1, "pass", note="looks like rounding to me")
+
+merged = ae.review.merge(ae.review.review_path(path), ae.review.review_path(copy))
+print(merged)  # NBVAL_CHECK_OUTPUT""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+merged.conflicts.to_pandas()""",
+        ),
+        (
+            "md",
+            """## 5. Do the judges agree with the humans?
+
+`ae.stats.agreement(run, against="human")` pairs each metric's verdict with the human mark of the same case result (a metric's own mark first, else the case's mark; `unsure` marks are left out): raw agreement, Cohen's κ with a bootstrap interval, the confusion counts (`judge_human`), and for scores in [0, 1] the Brier score and the expected calibration error. Fleiss' κ and the flip rate read the judge's three samples per turn (the heuristic judge answers the same every time, hence κ = 1 and no flips; a real LLM judge at temperature 0.8 will not). With eight cases the intervals are wide: this is a demonstration of the instrument, not a finding.""",
+        ),
+        (
+            "code",
+            """# NBVAL_CHECK_OUTPUT
+agreement = ae.stats.agreement(run, against="human")
+agreement.table.to_pandas().round(3)""",
+        ),
+        (
+            "md",
+            """The reliability plot: the share of cases marked pass against the verifier's mean score, per score bin; a calibrated score sits on the diagonal.""",
+        ),
+        (
+            "code",
+            """ae.plots.calibration(agreement, "verifier_pairwise")""",
+        ),
+        (
+            "code",
+            """shutil.rmtree(WORK)""",
+        ),
+    ],
 }
 
 
