@@ -10,7 +10,6 @@ from .passk import num_runs
 from .record import RunRecord, record_flags
 from .stats import summary_frame
 
-
 PASS_RATE_UNIT = "cases passed, runs averaged per case"
 """The unit of every pass rate shown (CLI, repr, ``summary_text``, report): the case, each
 case's runs combined first (SPEC §8.7) — the reference's own case verdict, and the unit whose
