@@ -97,8 +97,11 @@ def test_cli_summary_text_repr_and_report_agree_on_the_case_pass_rate(tmp_path: 
     assert run.case_status_counts()["passed"] == 4
     expected = pass_rate_text(1, 3)
     assert expected == "33.3% (1/3 cases passed, runs averaged per case)"
-    report = visible_text(ae.export_html(run, tmp_path / "r.html").read_text(encoding="utf-8"))
-    for shown in (proc.stdout, run.summary_text(), report, visible_text(run._repr_html_())):
+    page = ae.export_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    report_rows = [visible_text(row) for row in page.split("<tr")]
+    for shown in (proc.stdout, run.summary_text(), visible_text(run._repr_html_())):
         assert f"pass rate {expected}" in shown  # the cases
         assert f"final_response_avg_score: {expected}" in shown  # the metric
+    assert f"pass rate {expected}" in visible_text(page)
+    assert any("final_response_avg_score" in row and expected in row for row in report_rows)
     assert "cases=3" in repr(run) and "case_results=9" in repr(run)
