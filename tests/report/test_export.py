@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from report_builders import build_run, synthetic_result
+from report_builders import build_run, many_cases_run, synthetic_result
 
 from agenteval_nb.cli import main
 from agenteval_nb.evalrun import EvalRun
@@ -111,6 +111,24 @@ def test_summary_tables(report):
     assert "pass^k (unbiased)" in summary
     rows = re.findall(r'<tr><td class="ae-num">(\d+)</td><td class="ae-num">2</td>', summary)
     assert rows == ["1", "2"]  # pass@k for k = 1, 2
+
+
+def _pass_at_k_section(html: str) -> str:
+    return html.split('id="pass-at-k"')[1].split("</table>")[0]
+
+
+def test_reference_pass_at_k_is_shown_with_its_whole_run_rule_when_a_run_passed_every_case():
+    section = _pass_at_k_section(report_html(build_run()))  # run 2 passes both cases
+    assert "reference pass@k (whole runs)" in section
+    assert "a run passes only when all of its cases pass" in section
+    assert "(n=2, c=1)" in section
+
+
+def test_reference_pass_at_k_is_left_out_when_no_run_passed_every_case():
+    section = _pass_at_k_section(report_html(many_cases_run(fails_every=3)))
+    assert "reference pass@k (whole runs)" not in section
+    assert "(n=2, c=0)" not in section
+    assert "no run here did, so it is 0 for every k" in section
 
 
 def test_plots_are_inline_svg(report):
