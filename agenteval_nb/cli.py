@@ -640,9 +640,9 @@ def _add_run_arguments(p: argparse.ArgumentParser, *, legacy: bool) -> None:
         "--fail-under",
         type=pass_rate_arg,
         metavar="RATE",
-        help="pass when the pass "
-        "rate (passed/all case results) is at least RATE (0.9 or 90%%) instead of "
-        "requiring the overall status passed",
+        help="pass when the pass rate (passed cases / all cases, each case's runs "
+        "averaged first) is at least RATE (0.9 or 90%%) instead of requiring the overall "
+        "status passed",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_run, html_in_out=legacy)

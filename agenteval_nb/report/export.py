@@ -210,6 +210,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
     case results (and their eval cases) are decoded."""
     table = run.table("cases")
     eval_ids = table["eval_id"].to_list()
+    set_ids = table["eval_set_id"].to_list()
     run_ids = table["run_id"].to_list()
     statuses = table["status"].to_list()
     scores = table["score"].to_list()
@@ -227,6 +228,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
     details = []
     for rank, position in enumerate(order):
         eval_id, run_id, status = eval_ids[position], run_ids[position], statuses[position]
+        mark = case_marks.get((set_ids[position] or "", eval_id or "", run_id or 0), "")
         anchor = f"case-{rank + 1}" if position in detailed else None
         badge = status_badge(status)
         shown_score = score_text(scores[position], None if errors[position] else status)
@@ -241,7 +243,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
                 anchor,
                 shown_score,
                 [_metric_cell(metrics, name) for name in table_metrics],
-                case_marks.get((eval_id or "", run_id or 0), "") if marks else None,
+                mark if marks else None,
             )
         )
         if anchor is not None:
@@ -256,7 +258,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
                     "run_id": run_id if run_id is not None else "—",
                     "score": shown_score,
                     "failed_metrics": ", ".join(_failed_metrics(metrics)),
-                    "mark": case_marks.get((eval_id or "", run_id or 0), ""),
+                    "mark": mark,
                     "body": render_case(
                         run.case_result(position),
                         evalset_case=evalset_cases[key],

@@ -18,12 +18,12 @@ CALIBRATION_PLOT_INDEX = 100
 """First SVG id prefix number of the calibration plots (the report's charts count from 1)."""
 
 
-def marks_by_case(marks: list[Mark]) -> dict[tuple[str, int], str]:
-    """(eval id, run id) → the text of its marks: the case's own mark first, then each metric's,
-    every one with its note (``"fail — too strict; tool_x: pass"``)."""
-    grouped: dict[tuple[str, int], list[Mark]] = {}
+def marks_by_case(marks: list[Mark]) -> dict[tuple[str, str, int], str]:
+    """(eval set id, eval id, run id) → the text of its marks: the case's own mark first, then
+    each metric's, every one with its note (``"fail — too strict; tool_x: pass"``)."""
+    grouped: dict[tuple[str, str, int], list[Mark]] = {}
     for mark in marks:
-        grouped.setdefault((mark.eval_id, mark.run_id), []).append(mark)
+        grouped.setdefault(mark.key[:3], []).append(mark)
     texts = {}
     for key, group in grouped.items():
         group.sort(key=lambda m: (m.metric is not None, m.metric or ""))

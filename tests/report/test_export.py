@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from report_builders import build_run, many_cases_run, synthetic_result
 
+import agenteval_nb as ae
 from agenteval_nb.cli import main
 from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.io import save_result
@@ -244,3 +245,14 @@ def test_scripted_agent_banner(tmp_path):
     run.info["agent"] = f"OpenAIAgent({SCRIPTED_AGENT_MODEL})"
     html = report_html(run)
     assert 'id="scripted-agent-warning"' in html and SCRIPTED_AGENT_LABEL in html
+
+
+def test_marks_from_the_review_file_beside_the_result_reach_the_report(tmp_path):
+    path = build_run().save(tmp_path / "weather.evalset_result.json")
+    ae.load_run(path).mark("weather_bad", 1, "pass", note="the judge is too strict")
+    assert path.with_name("weather.evalset_result.review.json").exists()
+    html = report_html(ae.load_run(path))  # loaded again: the marks come from the file
+    assert 'id="agreement"' in html
+    cases = html.split('<section id="cases">')[1].split('<section id="details">')[0]
+    assert "pass — the judge is too strict" in cases
+    assert 'id="agreement"' not in report_html(build_run())
