@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 from .. import plots
 from ..analysis.agreement import Agreement, agreement
@@ -91,12 +92,13 @@ def review_section(run: RunRecord, marks: list[Mark]) -> ReviewSection | None:
     result = agreement(run, against="human")
     verifiers = set(run.table("logprobs")["metric_name"].drop_nulls().unique().to_list())
     rows = _rows(result, verifiers)
+    calibrated = [row.metric_name for row in rows if row.calibration]
     drawn = [
         draw(
             CALIBRATION_PLOT_INDEX + i,
-            f"calibration of {row.metric_name} against the human marks",
-            lambda name=row.metric_name: plots.calibration(result, name),
+            f"calibration of {name} against the human marks",
+            partial(plots.calibration, result, name),
         )
-        for i, row in enumerate(r for r in rows if r.calibration)
+        for i, name in enumerate(calibrated)
     ]
     return ReviewSection(len(marks), rows, drawn)
