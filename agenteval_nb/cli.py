@@ -41,6 +41,7 @@ import polars as pl
 from . import demo
 from .adk import looks_like_adk_config, looks_like_metrics_config
 from .agents.base import Agent, as_agent
+from .analysis.headline import case_pass_rate, pass_rate_text
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .evalrun import EvalRun
@@ -232,13 +233,6 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def pass_rate(run: EvalRun) -> tuple[int, int]:
-    """(passed, total) over the case results of every run; errors and skips count as not
-    passed."""
-    counts = run.case_status_counts()
-    return counts.get("passed", 0), sum(counts.values())
-
-
 def evaluated_count(run: EvalRun) -> int:
     """Case results that were scored: neither an error (of the agent, the loader or an
     evaluator) nor ``not_evaluated``."""
@@ -252,17 +246,19 @@ def gate(run: EvalRun, fail_under: float | None) -> tuple[bool, str]:
 
     Nothing passes on nothing: no case results, or none that was evaluated (every one an error
     or not evaluated), fail. Otherwise, without ``fail_under``: the result's overall status
-    must be ``passed``; with it: the pass rate (passed case results / all case results, errors
-    counting as not passed) must be at least ``fail_under``.
+    must be ``passed``; with it: the pass rate (passed cases / all cases, each case's runs
+    combined first, errors counting as not passed: :data:`PASS_RATE_UNIT`) must be at least
+    ``fail_under``.
     """
-    passed, total = pass_rate(run)
+    passed, total = case_pass_rate(run.record)
     rate = passed / total if total else 0.0
-    shown = f"pass rate {rate:.1%} ({passed}/{total} case results passed)"
-    if total == 0:
+    shown = f"pass rate {pass_rate_text(passed, total)}"
+    if run.num_case_results == 0:
         return False, "FAILED: no case results"
     if evaluated_count(run) == 0:
         return False, (
-            f"FAILED: no case was evaluated ({total} case results, each an error or not evaluated)"
+            f"FAILED: no case was evaluated ({run.num_case_results} case results, "
+            "each an error or not evaluated)"
         )
     if fail_under is not None:
         ok = rate >= fail_under
@@ -278,21 +274,16 @@ def summary_table(run: EvalRun) -> str:
     metrics = run.table("metrics").select(pl.col("metric_name").fill_null(""), "threshold")
     thresholds = dict(metrics.unique("metric_name", keep="first", maintain_order=True).iter_rows())
     rows = [
-        [
-            name,
-            passed,
-            evaluated,
-            f"{passed / evaluated:.1%}" if evaluated else "n/a",
-            thresholds.get(name),
-        ]
+        f"  {name}: {pass_rate_text(passed, evaluated)}, threshold {_cell(thresholds.get(name))}"
         for name, (passed, evaluated) in run.metric_pass_rates().items()
     ]
     head = (
         f"eval set {run.header.eval_set_id}: {sum(counts.values())} case results over "
         f"{run.num_runs} run(s) — passed {counts.get('passed', 0)}, failed "
-        f"{counts.get('failed', 0)}, not evaluated {counts.get('not_evaluated', 0)}"
+        f"{counts.get('failed', 0)}, not evaluated {counts.get('not_evaluated', 0)} "
+        "(one per case and run)"
     )
-    body = table(["metric", "passed", "evaluated", "rate", "threshold"], rows)
+    body = "\n".join(["pass rate per metric:", *rows])
     notes = [f"warning: {w}" for w in run.warnings]
     cases = run.table("cases")
     errors = cases.filter(pl.col("error").is_not_null() & (pl.col("error") != ""))
@@ -649,9 +640,9 @@ def _add_run_arguments(p: argparse.ArgumentParser, *, legacy: bool) -> None:
         "--fail-under",
         type=pass_rate_arg,
         metavar="RATE",
-        help="pass when the pass "
-        "rate (passed/all case results) is at least RATE (0.9 or 90%%) instead of "
-        "requiring the overall status passed",
+        help="pass when the pass rate (passed cases / all cases, each case's runs "
+        "averaged first) is at least RATE (0.9 or 90%%) instead of requiring the overall "
+        "status passed",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_run, html_in_out=legacy)

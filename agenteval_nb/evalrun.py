@@ -245,7 +245,8 @@ class EvalRun:
         return headline.case_status_counts(self.record)
 
     def metric_pass_rates(self) -> dict[str, tuple[int, int]]:
-        """Metric name → (passed, evaluated) over all case results of all runs."""
+        """Metric name → (passed cases, evaluated cases), each case's runs averaged first (the
+        unit of every pass rate shown: :data:`.analysis.headline.PASS_RATE_UNIT`)."""
         return headline.metric_pass_rates(self.record)
 
     def num_errored(self) -> int:

@@ -351,11 +351,11 @@ def test_gate_rules():
     )
     assert gate(run, None) == (
         False,
-        "FAILED: overall status failed, pass rate 50.0% (1/2 case results passed)",
+        "FAILED: overall status failed, pass rate 50.0% (1/2 cases passed, runs averaged per case)",
     )
     assert gate(run, 0.5) == (
         True,
-        "PASSED: pass rate 50.0% (1/2 case results passed), required 50.0%",
+        "PASSED: pass rate 50.0% (1/2 cases passed, runs averaged per case), required 50.0%",
     )
     assert gate(run, 0.6)[0] is False
     empty = ae.load_run({"evalSetId": "s", "evalCaseResults": []})

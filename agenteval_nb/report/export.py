@@ -26,7 +26,9 @@ from markupsafe import Markup
 
 from .. import __version__
 from .._gc import gc_frozen
+from ..analysis.headline import case_pass_rate, pass_rate_text
 from ..analysis.record import RunRecord, case_metric_rows
+from ..analysis.reviews import marks_of
 from ..io import write_text_atomic
 from ..offline_flags import HEURISTIC_LABEL, SCRIPTED_AGENT_LABEL, agent_is_scripted
 from ..render import STYLESHEET, render_case
@@ -44,7 +46,8 @@ from ..render.text import (
 from ..schema import EvalCase
 from .figures import report_plots
 from .header import build_header
-from .summary import metric_rows, pass_at_k_rows, run_rows
+from .review import marks_by_case, review_section
+from .summary import metric_rows, pass_at_k_rows, reference_is_informative, run_rows
 
 DEFAULT_MAX_CASES = 500
 """Case results with full details when ``max_cases`` is not given (failures first)."""
@@ -53,10 +56,26 @@ MAX_TABLE_METRICS = 12
 
 REPORT_CSS = """
 body { margin: 0; background: #fff; }
-.ae-report { max-width: 1400px; margin: 0 auto; padding: 16px 24px; }
+.ae-report { max-width: 1280px; box-sizing: border-box; margin: 0 auto; padding: 16px 24px;
+  overflow-wrap: anywhere; }
 .ae-report section, .ae-report header { margin-bottom: 24px; }
+.ae-report table { max-width: 100%; }
+.ae-report table.ae-fixed { table-layout: fixed; width: 100%; }
+.ae-report td { overflow-wrap: anywhere; }
+.ae-report pre, .ae-report .ae-pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.ae-report svg { max-width: 100%; height: auto; }
 .ae-report .ae-case-table { font-size: 12px; }
-.ae-report .ae-case-table td { padding: 1px 4px; }
+.ae-report .ae-case-table th code { display: -webkit-box; -webkit-box-orient: vertical;
+  -webkit-line-clamp: 3; line-clamp: 3; overflow: hidden; overflow-wrap: anywhere; }
+.ae-report .ae-case-table td { padding: 1px 4px; vertical-align: top; }
+.ae-report .ae-case-table col.ae-col-status { width: 80px; }
+.ae-report .ae-case-table col.ae-col-run { width: 40px; }
+.ae-report .ae-case-table col.ae-col-num { width: 88px; }
+.ae-report details.ae-case-block > summary .ae-failed-metrics { color: #cf222e;
+  font-weight: 400; }
+.ae-report .ae-mark { color: #0550ae; }
+.ae-report table.ae-confusion td { border: 1px solid #d0d7de; min-width: 2em;
+  text-align: right; }
 .ae-report details.ae-case-block { border: 1px solid #d0d7de; border-radius: 4px;
   padding: 4px 8px; margin: 4px 0; }
 .ae-report details.ae-case-block > summary { font-weight: 600; }
@@ -78,6 +97,12 @@ def _safe(value: Any) -> Any:
     return text(value)
 
 
+def _kappa(value: float | None) -> str:
+    if value is None or value != value:
+        return "—"
+    return f"{value:.3f}"
+
+
 def _pct(value: float | None) -> str:
     if value is None or value != value:
         return "—"
@@ -97,7 +122,9 @@ def environment() -> jinja2.Environment:
     )
     env.filters["num"] = number
     env.filters["pct"] = _pct
+    env.filters["kappa"] = _kappa
     env.filters["pretty"] = to_json
+    env.globals["pass_rate_text"] = pass_rate_text
     return env
 
 
@@ -122,6 +149,11 @@ def _metric_cell(metrics: list[tuple[Any, ...]], name: str) -> tuple[str, str]:
     return "", ""
 
 
+def _failed_metrics(metrics: list[tuple[Any, ...]]) -> list[str]:
+    """Names of the failed metrics among a case's (metric_name, status, score) rows."""
+    return [name or "" for name, status, _ in metrics if status == "failed"]
+
+
 def _case_row(
     eval_id: str | None,
     run_id: int | None,
@@ -131,9 +163,11 @@ def _case_row(
     anchor: str | None,
     score: str,
     metrics: list[tuple[str, str]],
+    mark: str | None,
 ) -> Markup:
     """One row of the case table; every value through :func:`text`, as the template's
-    ``finalize`` does (built here: 10k rows cost a third of the report in jinja)."""
+    ``finalize`` does (built here: 10k rows cost a third of the report in jinja); ``mark``
+    None: no mark column. Untrusted text stays out of attributes: long ids wrap."""
     shown_id = text(eval_id)
     link = (
         html('<a href="#{}"><code>{}</code></a>', text(anchor), shown_id)
@@ -143,8 +177,9 @@ def _case_row(
     cells = "".join(
         html('<td class="ae-num {}">{}</td>', text(css), text(shown)) for css, shown in metrics
     )
+    mark_cell = html('<td class="ae-mark">{}</td>', text(mark)) if mark is not None else ""
     return html(
-        '<tr{}><td>{}</td><td>{}</td><td class="ae-num">{}</td><td class="ae-num">{}</td>{}'
+        '<tr{}><td>{}</td><td>{}</td><td class="ae-num">{}</td><td class="ae-num">{}</td>{}{}'
         '<td class="ae-error">{}</td></tr>',
         Markup(' class="ae-row-fail"') if status == "failed" else Markup(""),
         badge,
@@ -152,6 +187,7 @@ def _case_row(
         text(run_id if run_id is not None else "—"),
         text(score),
         Markup(cells),
+        Markup(mark_cell),
         text(error, limit=200),
     )
 
@@ -174,6 +210,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
     case results (and their eval cases) are decoded."""
     table = run.table("cases")
     eval_ids = table["eval_id"].to_list()
+    set_ids = table["eval_set_id"].to_list()
     run_ids = table["run_id"].to_list()
     statuses = table["status"].to_list()
     scores = table["score"].to_list()
@@ -185,10 +222,13 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
     evalset_cases: dict[str, EvalCase | None] = {}
     rubric_texts = metric_rubric_texts(run.metrics)
     table_metrics = _table_metrics(run)
+    marks = marks_of(run)
+    case_marks = marks_by_case(marks)
     rows = []
     details = []
     for rank, position in enumerate(order):
         eval_id, run_id, status = eval_ids[position], run_ids[position], statuses[position]
+        mark = case_marks.get((set_ids[position] or "", eval_id or "", run_id or 0), "")
         anchor = f"case-{rank + 1}" if position in detailed else None
         badge = status_badge(status)
         shown_score = score_text(scores[position], None if errors[position] else status)
@@ -203,6 +243,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
                 anchor,
                 shown_score,
                 [_metric_cell(metrics, name) for name in table_metrics],
+                mark if marks else None,
             )
         )
         if anchor is not None:
@@ -216,6 +257,8 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
                     "eval_id": eval_id,
                     "run_id": run_id if run_id is not None else "—",
                     "score": shown_score,
+                    "failed_metrics": ", ".join(_failed_metrics(metrics)),
+                    "mark": mark,
                     "body": render_case(
                         run.case_result(position),
                         evalset_case=evalset_cases[key],
@@ -235,6 +278,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
     notes: list[str] = []
     metric_summary = _attempt("metric summary", lambda: metric_rows(run), notes)
     pass_at_k = _attempt("pass@k", lambda: pass_at_k_rows(run), notes)
+    review = _attempt("agreement", lambda: [review_section(run, marks)], notes)
     return template.render(
         title=title
         or f"Evaluation report: {header.eval_set_ids[0] if header.eval_set_ids else ''}",
@@ -248,6 +292,10 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
         runs=run_rows(run),
         metric_summary=metric_summary,
         pass_at_k=pass_at_k,
+        reference_informative=reference_is_informative(pass_at_k),
+        case_pass_rate=case_pass_rate(run),
+        review=review[0] if review else None,
+        marked=bool(marks),
         summary_notes=notes,
         plots=report_plots(run),
         cases=rows,

@@ -28,7 +28,8 @@ class Plot:
     note: str = ""
 
 
-def _draw(index: int, caption: str, make: Callable[[], Any]) -> Plot:
+def draw(index: int, caption: str, make: Callable[[], Any]) -> Plot:
+    """The chart ``make()`` draws as inline SVG (ids prefixed ``fig<index>``), or a note."""
     try:
         figure = make()
         if figure is None:
@@ -58,10 +59,10 @@ def report_plots(run: RunRecord) -> list[Plot]:
     ]
     if num_runs(run) > 1:
         planned.append(("pass@k and pass^k by k", lambda: plots.pass_at_k_curve(run)))
-    drawn = [_draw(i, caption, make) for i, (caption, make) in enumerate(planned, 1)]
+    drawn = [draw(i, caption, make) for i, (caption, make) in enumerate(planned, 1)]
     n_rubric_cases = _rubric_cases(run)
     if 0 < n_rubric_cases <= MAX_HEATMAP_CASES:
-        drawn.append(_draw(len(drawn) + 1, "rubric scores", lambda: plots.rubric_heatmap(run)))
+        drawn.append(draw(len(drawn) + 1, "rubric scores", lambda: plots.rubric_heatmap(run)))
     elif n_rubric_cases:
         note = (
             f"rubric heatmap left out: {n_rubric_cases} cases have rubric scores "

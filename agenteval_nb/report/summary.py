@@ -53,6 +53,12 @@ def metric_rows(run: RunRecord) -> list[dict[str, Any]]:
     return list(summary_frame(run, LEVEL).to_dicts())
 
 
+def reference_is_informative(rows: list[dict[str, Any]]) -> bool:
+    """Whether the reference pass@k says anything: it counts a run as passed only when every
+    case of it passed (SPEC §7), so with no such run it is 0 for every k."""
+    return any(r["reference_c"] for r in rows)
+
+
 def pass_at_k_rows(run: RunRecord) -> list[dict[str, Any]]:
     """Per k (1..runs): mean per-case pass@k ± SE, unbiased and plug-in pass^k, and the
     eval-set reference pass@k; empty for a single run."""

@@ -460,7 +460,9 @@ def test_result_json_is_loadable_and_repr_is_short():
     again = load_result(text)
     assert again == r.result
     assert json.loads(text)["evalCaseResults"][0]["finalEvalStatus"] == "failed"
-    assert repr(r).startswith("EvalRun(eval_set='set', runs=1, cases=1, passed=0, failed=1")
+    assert repr(r).startswith(
+        "EvalRun(eval_set='set', runs=1, cases=1, case_results=1, passed=0, failed=1"
+    )
     assert "<table>" in r._repr_html_()
 
 

@@ -7,8 +7,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from report_builders import build_run, synthetic_result
+from report_builders import build_run, many_cases_run, synthetic_result
 
+import agenteval_nb as ae
 from agenteval_nb.cli import main
 from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.io import save_result
@@ -111,6 +112,24 @@ def test_summary_tables(report):
     assert "pass^k (unbiased)" in summary
     rows = re.findall(r'<tr><td class="ae-num">(\d+)</td><td class="ae-num">2</td>', summary)
     assert rows == ["1", "2"]  # pass@k for k = 1, 2
+
+
+def _pass_at_k_section(html: str) -> str:
+    return html.split('id="pass-at-k"')[1].split("</table>")[0]
+
+
+def test_reference_pass_at_k_is_shown_with_its_whole_run_rule_when_a_run_passed_every_case():
+    section = _pass_at_k_section(report_html(build_run()))  # run 2 passes both cases
+    assert "reference pass@k (whole runs)" in section
+    assert "a run passes only when all of its cases pass" in section
+    assert "(n=2, c=1)" in section
+
+
+def test_reference_pass_at_k_is_left_out_when_no_run_passed_every_case():
+    section = _pass_at_k_section(report_html(many_cases_run(fails_every=3)))
+    assert "reference pass@k (whole runs)" not in section
+    assert "(n=2, c=0)" not in section
+    assert "no run here did, so it is 0 for every k" in section
 
 
 def test_plots_are_inline_svg(report):
@@ -226,3 +245,14 @@ def test_scripted_agent_banner(tmp_path):
     run.info["agent"] = f"OpenAIAgent({SCRIPTED_AGENT_MODEL})"
     html = report_html(run)
     assert 'id="scripted-agent-warning"' in html and SCRIPTED_AGENT_LABEL in html
+
+
+def test_marks_from_the_review_file_beside_the_result_reach_the_report(tmp_path):
+    path = build_run().save(tmp_path / "weather.evalset_result.json")
+    ae.load_run(path).mark("weather_bad", 1, "pass", note="the judge is too strict")
+    assert path.with_name("weather.evalset_result.review.json").exists()
+    html = report_html(ae.load_run(path))  # loaded again: the marks come from the file
+    assert 'id="agreement"' in html
+    cases = html.split('<section id="cases">')[1].split('<section id="details">')[0]
+    assert "pass — the judge is too strict" in cases
+    assert 'id="agreement"' not in report_html(build_run())

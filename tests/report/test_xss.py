@@ -44,7 +44,7 @@ ALLOWED_TAGS = {
     # the report's own markup
     "html", "head", "meta", "title", "style", "body", "div", "header", "section", "footer",
     "h1", "h2", "h3", "h4", "p", "table", "tr", "th", "td", "code", "pre", "span", "b", "br",
-    "ul", "li", "details", "summary", "a", "figure", "figcaption", "del", "ins",
+    "ul", "li", "details", "summary", "a", "figure", "figcaption", "del", "ins", "colgroup", "col",
     # inline SVG (hand-written bars and matplotlib output)
     "svg", "g", "path", "rect", "line", "text", "defs", "clippath", "use", "image",
     "polyline", "circle",
@@ -116,9 +116,14 @@ def test_corpus_size():
 
 @pytest.mark.filterwarnings("ignore:Glyph:UserWarning", "ignore:constrained_layout:UserWarning")
 def test_report_with_every_payload_including_charts(tmp_path):
-    """One report holding all payloads, with the real charts (metric names become labels)."""
-    path = export_html(many_payload_run(), tmp_path / "xss.html", title=PAYLOADS[1])
+    """One report holding all payloads, with the real charts (metric names become labels) and
+    human marks whose notes are the payloads (the marks column and the agreement section)."""
+    run = many_payload_run()
+    for i, payload in enumerate(PAYLOADS):
+        run.mark(f"case{i}{payload}", 1, "fail" if i % 3 else "pass", note=payload)
+    path = export_html(run, tmp_path / "xss.html", title=PAYLOADS[1])
     html = path.read_text(encoding="utf-8")
+    assert 'id="agreement"' in html
     assert_safe(html, PAYLOADS)
     assert html.count('<details class="ae-case-block"') == len(PAYLOADS)
     assert not re.search(r"<script", html, re.IGNORECASE)
