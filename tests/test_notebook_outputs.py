@@ -68,3 +68,16 @@ def test_widgets_have_a_static_fallback(path):
 def test_no_stored_widget_state(path):
     """Without widget state, nbconvert and GitHub show the inspector's HTML summary."""
     assert "widgets" not in nbformat.read(path, as_version=4).metadata
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_output_checks_are_markers_nbval_reads(path):
+    """nbval honours ``# NBVAL_CHECK_OUTPUT`` only on a line of its own: a marker trailing code
+    would leave the cell unchecked while looking checked."""
+    trailing = [
+        line
+        for cell in _code_cells(path)
+        for line in cell.source.splitlines()
+        if "NBVAL_CHECK_OUTPUT" in line and not line.lstrip().startswith("#")
+    ]
+    assert trailing == []

@@ -3,7 +3,8 @@
     .venv/bin/pip install nbclient && .venv/bin/python tools/build_notebooks.py
 
 Cells marked ``# NBVAL_CHECK_OUTPUT`` have their stored output compared by nbval in CI, so they
-print only deterministic values (no paths, ids, times or addresses).
+print only deterministic values (no paths, ids, times or addresses). nbval reads the marker only
+on a line of its own, so it is the cell's first line (a trailing one is silently ignored).
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ NOTEBOOKS = {
         ),
         (
             "code",
-            """run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+            """# NBVAL_CHECK_OUTPUT
+run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
+print(run.summary_text())""",
         ),
         (
             "md",
@@ -135,16 +137,18 @@ print(isinstance(inspector, ipywidgets.Widget), "tool trajectory mismatch" in in
         ),
         (
             "code",
-            """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
+            """# NBVAL_CHECK_OUTPUT
+metrics = ae.load_metrics(DEMO / "demo.metrics.json")
 judged = [m for m in metrics if m.criterion.llm_judge is not None]
-print([m.metric_name for m in judged])  # NBVAL_CHECK_OUTPUT
-print("API key shown in repr:", "offline" in repr(metrics))  # NBVAL_CHECK_OUTPUT""",
+print([m.metric_name for m in judged])
+print("API key shown in repr:", "offline" in repr(metrics))""",
         ),
         (
             "code",
-            """cases = ["weather_paris_now", "meal_limit_hallucination", "onboarding_first_day_rubrics", "remote_work_reworded"]
+            """# NBVAL_CHECK_OUTPUT
+cases = ["weather_paris_now", "meal_limit_hallucination", "onboarding_first_day_rubrics", "remote_work_reworded"]
 run = ae.evaluate(RUNS[0], judged, case_ids=cases, cache=False, progress=False)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(run.summary_text())""",
         ),
         (
             "md",
@@ -165,12 +169,13 @@ run.rubrics_df()[["eval_id", "rubric_id", "score"]].head(6)""",
         ("md", "A re-run with the cache enabled makes no judge request the second time:"),
         (
             "code",
-            """import tempfile
+            """# NBVAL_CHECK_OUTPUT
+import tempfile
 cache_path = Path(tempfile.mkdtemp()) / "judge.sqlite"
 first = ae.evaluate(RUNS[0], judged, case_ids=cases, cache=cache_path, progress=False)
 before = server.request_count
 again = ae.evaluate(RUNS[0], judged, case_ids=cases, cache=cache_path, progress=False)
-print("requests on re-run:", server.request_count - before)  # NBVAL_CHECK_OUTPUT""",
+print("requests on re-run:", server.request_count - before)""",
         ),
         (
             "md",
@@ -182,9 +187,10 @@ print("requests on re-run:", server.request_count - before)  # NBVAL_CHECK_OUTPU
         ),
         (
             "code",
-            """from agenteval_nb.testing import HeuristicJudge
+            """# NBVAL_CHECK_OUTPUT
+from agenteval_nb.testing import HeuristicJudge
 direct = ae.evaluate(RUNS[0], judged[:1], case_ids=cases[:2], judge=HeuristicJudge(), progress=False)
-print(direct.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(direct.summary_text())""",
         ),
         ("code", "server.stop()"),
     ],
@@ -201,12 +207,13 @@ print(direct.summary_text())  # NBVAL_CHECK_OUTPUT""",
         ("code", JUDGE_SERVER),
         (
             "code",
-            """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
+            """# NBVAL_CHECK_OUTPUT
+metrics = ae.load_metrics(DEMO / "demo.metrics.json")
 verifier = next(m for m in metrics if m.metric_name == "verifier_pairwise")
 cases = ["weather_paris_now", "meal_limit_hallucination", "paris_wind_hallucination",
          "sales_tax_wrong_final"]
 run = ae.evaluate(RUNS[0], [verifier], case_ids=cases, cache=False, progress=False)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(run.summary_text())""",
         ),
         ("md", "One row per (invocation, candidate, label):"),
         (
@@ -252,14 +259,15 @@ print(sorted(rec.columns.intersection(["swapped_score", "swap_gap"])))""",
         ),
         (
             "code",
-            """question = "What is the weather in Paris right now?"
+            """# NBVAL_CHECK_OUTPUT
+question = "What is the weather in Paris right now?"
 candidates = [
     "It is sunny in Paris, 21°C.",
     "Paris: sunny, 21°C, light wind from the west.",
     RuntimeError("agent timed out"),
 ]
 pick = ae.best_of_n(question, candidates, [verifier], cache=False)
-print(pick.index, pick.n_comparisons)  # NBVAL_CHECK_OUTPUT
+print(pick.index, pick.n_comparisons)
 pick.candidates""",
         ),
         ("code", "server.stop()"),
@@ -274,9 +282,10 @@ pick.candidates""",
         ("code", SETUP),
         (
             "code",
-            """run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
+            """# NBVAL_CHECK_OUTPUT
+run = ae.evaluate(RUNS, DEMO / "demo_deterministic.metrics.json", progress=False)
 n, c = ae.parse_pass_nc(run)
-print(n, c, ae.pass_at_k(n, c, 1))  # NBVAL_CHECK_OUTPUT""",
+print(n, c, ae.pass_at_k(n, c, 1))""",
         ),
         (
             "code",
@@ -326,20 +335,22 @@ cmp.frame[cmp.frame["flipped"]][["eval_id", "metric_name", "score_a", "score_b"]
         ),
         (
             "code",
-            """import agenteval_nb as ae
+            """# NBVAL_CHECK_OUTPUT
+import agenteval_nb as ae
 from pathlib import Path
 
 ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
 SPEC = ROOT / "data" / "seeds" / "spec_examples"
 files = sorted(p.name for p in SPEC.glob("*.evalset_result.json"))
-print(files)  # NBVAL_CHECK_OUTPUT""",
+print(files)""",
         ),
         (
             "code",
-            """runs = ae.load_run(SPEC)
-print(len(runs))  # NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
+runs = ae.load_run(SPEC)
+print(len(runs))
 current = ae.load_run(SPEC / files[-1])
-print(current.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(current.summary_text())""",
         ),
         (
             "code",
@@ -348,15 +359,17 @@ current.cases_df()[["run_id", "eval_id", "status", "score"]]""",
         ),
         (
             "code",
-            """older = ae.load_run(SPEC / "calc_trace_older_format.evalset_result.json")
-print(older.result.summary.num_runs, older.result.summary.overall_status)  # NBVAL_CHECK_OUTPUT
-print(ae.parse_pass_nc(current))  # NBVAL_CHECK_OUTPUT""",
+            """# NBVAL_CHECK_OUTPUT
+older = ae.load_run(SPEC / "calc_trace_older_format.evalset_result.json")
+print(older.result.summary.num_runs, older.result.summary.overall_status)
+print(ae.parse_pass_nc(current))""",
         ),
         (
             "code",
-            """import tempfile
+            """# NBVAL_CHECK_OUTPUT
+import tempfile
 report = current.to_html(Path(tempfile.mkdtemp()) / "go_result.html")
-print(report.stat().st_size > 10_000)  # NBVAL_CHECK_OUTPUT""",
+print(report.stat().st_size > 10_000)""",
         ),
     ],
     "06_run_an_agent": [
@@ -448,14 +461,15 @@ agent''',
         ),
         (
             "code",
-            """def sessions(prefix):
+            """# NBVAL_CHECK_OUTPUT
+def sessions(prefix):
     counter = itertools.count(1)
     return lambda: f"{prefix}-{next(counter)}"
 
 
 run = ae.evaluate(CASES, METRICS, agent=agent, num_runs=3, cache=False, progress=False,
                   session_id_factory=sessions("demo"))
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(run.summary_text())""",
         ),
         (
             "code",
@@ -492,13 +506,14 @@ inspector""",
         ),
         (
             "code",
-            """careful = ae.agents.OpenAIAgent(CAREFUL_MODEL, tools=[get_weather, convert_currency],
+            """# NBVAL_CHECK_OUTPUT
+careful = ae.agents.OpenAIAgent(CAREFUL_MODEL, tools=[get_weather, convert_currency],
                                 system_prompt=SYSTEM, base_url=BASE_URL, name="careful")
 run_b = ae.evaluate(CASES, METRICS, agent=careful, num_runs=3, cache=False, progress=False,
                     session_id_factory=sessions("demo"))
 cmp = ae.compare(run, run_b)
 columns = ["metric_name", "n", "mean_diff", "ci_low", "ci_high", "n_flipped", "mcnemar_exact_p"]
-print(cmp.stats[columns].round(4).to_string())  # NBVAL_CHECK_OUTPUT""",
+print(cmp.stats[columns].round(4).to_string())""",
         ),
         (
             "code",
@@ -559,14 +574,15 @@ for case in cases.eval_cases:
         ),
         (
             "code",
-            """agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, tools=[search_flights, book_hotel],
+            """# NBVAL_CHECK_OUTPUT
+agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, tools=[search_flights, book_hotel],
                               base_url=server.base_url, name="booking assistant")
 simulator = ae.agents.LLMUserSimulator(SCRIPTED_USER_MODEL, base_url=server.base_url)
 counter = itertools.count(1)
 run = ae.evaluate(cases, DATA / "travel_scenarios.metrics.json", agent=agent,
                   user_simulator=simulator, num_runs=3, cache=False, progress=False,
                   session_id_factory=lambda: f"trip-{next(counter)}")
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(run.summary_text())""",
         ),
         (
             "code",
@@ -639,7 +655,8 @@ Eight recorded cases of the demo assistant, scored by an LLM judge of the final 
         ),
         (
             "code",
-            """metrics = ae.load_metrics(DEMO / "demo.metrics.json")
+            """# NBVAL_CHECK_OUTPUT
+metrics = ae.load_metrics(DEMO / "demo.metrics.json")
 judged = [m for m in metrics if m.metric_name in ("llm_final_response", "verifier_pairwise")]
 cases = [
     "weather_paris_now", "tip_15_percent_on_80", "meal_limit_hallucination",
@@ -652,7 +669,7 @@ fresh = ae.evaluate(
 )
 path = fresh.save(WORK / "demo.evalset_result.json")
 run = ae.load_run(path, evalset=DEMO / "demo_run1.evalset.json", metrics=judged)
-print(run.summary_text())  # NBVAL_CHECK_OUTPUT""",
+print(run.summary_text())""",
         ),
         (
             "md",
@@ -697,9 +714,10 @@ They were written, atomically, to `<result name>.review.json` beside the result 
         ),
         (
             "code",
-            """print(sorted(p.name for p in WORK.glob("*.json")))  # NBVAL_CHECK_OUTPUT
+            """# NBVAL_CHECK_OUTPUT
+print(sorted(p.name for p in WORK.glob("*.json")))
 again = ae.load_run(path)
-print(len(again.reviews_df()), "marks after reloading")  # NBVAL_CHECK_OUTPUT""",
+print(len(again.reviews_df()), "marks after reloading")""",
         ),
         (
             "md",
@@ -709,7 +727,8 @@ A second reviewer works on a copy of the result and disagrees about one case. `a
         ),
         (
             "code",
-            """(WORK / "bo").mkdir()
+            """# NBVAL_CHECK_OUTPUT
+(WORK / "bo").mkdir()
 copy = Path(shutil.copy(path, WORK / "bo" / path.name))
 ae.config.reviewer = "bo"
 second = ae.load_run(copy)
@@ -717,7 +736,7 @@ second.mark("weather_paris_now", 1, "pass")
 second.mark("sales_tax_wrong_final", 1, "pass", note="looks like rounding to me")
 
 merged = ae.review.merge(ae.review.review_path(path), ae.review.review_path(copy))
-print(merged)  # NBVAL_CHECK_OUTPUT""",
+print(merged)""",
         ),
         (
             "code",
