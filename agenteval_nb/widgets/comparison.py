@@ -201,26 +201,27 @@ class ComparisonSource:
             ),
         ]
 
-    def cells(self, item: PairItem, metric: str = "") -> dict[str, Cell]:
-        """The row of ``item``: a metric's cell is red when it flipped to failing in B, green
-        when it flipped to passing."""
-        flipped = "flipped" in item.kinds
-        largest = _max_abs_diff(item.rows)
-        cells = {
-            "status": Cell("⇄" if flipped else "=", "ae-fail" if flipped else "", int(not flipped)),
-            "id": Cell(plain(item.eval_id), "", item.eval_id),
-            "score": Cell(number(largest, 3), "", largest),
-        }
-        for name in self.metric_names():
-            rows = [r for r in item.rows if r.get("metric_name") == name]
-            diffs = [d for r in rows if (d := r.get("diff")) is not None and not math.isnan(d)]
-            diff = max(diffs, key=abs, default=None)
-            css = ""
-            if any(r.get("flipped") for r in rows):
-                to_fail = any(r.get("status_b") == "failed" for r in rows if r.get("flipped"))
-                css = "ae-fail" if to_fail else "ae-pass"
-            cells[f"metric:{name}"] = Cell(number(diff, 3) if rows else "", css, diff)
-        return cells
+    def cell(self, item: PairItem, column: str, metric: str = "") -> Cell:
+        """The cell of ``item`` in ``column``: a metric's cell is red when it flipped to
+        failing in B, green when it flipped to passing."""
+        if column == "status":
+            flipped = "flipped" in item.kinds
+            return Cell("⇄" if flipped else "=", "ae-fail" if flipped else "", int(not flipped))
+        if column == "id":
+            return Cell(plain(item.eval_id), "", item.eval_id)
+        if column == "score":
+            largest = _max_abs_diff(item.rows)
+            return Cell(number(largest, 3), "", largest)
+        if not column.startswith("metric:"):
+            raise KeyError(f"no column {column!r}")
+        rows = [r for r in item.rows if r.get("metric_name") == column.removeprefix("metric:")]
+        diffs = [d for r in rows if (d := r.get("diff")) is not None and not math.isnan(d)]
+        diff = max(diffs, key=abs, default=None)
+        css = ""
+        if any(r.get("flipped") for r in rows):
+            to_fail = any(r.get("status_b") == "failed" for r in rows if r.get("flipped"))
+            css = "ae-fail" if to_fail else "ae-pass"
+        return Cell(number(diff, 3) if rows else "", css, diff)
 
     def heuristic(self) -> bool:
         """True when either run has a judgement of the offline heuristic judge."""

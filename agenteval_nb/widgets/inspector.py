@@ -139,31 +139,38 @@ class RunSource:
             )
         return columns
 
-    def cells(self, item: Entry, metric: str = "") -> dict[str, Cell]:
-        """The row of ``item``: status and score are the metric's under a metric filter."""
-        status, score = status_and_score(item, metric) or ("", None)
-        cells = {
-            "status": Cell(status_mark(status), status_class(status), status_value(status)),
-            "run": Cell(str(item.run_id or ""), "", item.run_id),
-            "id": Cell(plain(item.eval_id), "", item.eval_id),
-            "score": Cell(score_text(score, status, 3), status_class(status), score),
-        }
-        for name in self._metric_names:
-            m_status, m_score = item.metrics.get(name, ("", None))
-            shown = score_text(m_score, m_status, 3) if name in item.metrics else ""
-            cells[f"metric:{name}"] = Cell(shown, status_class(m_status), m_score)
-        human = self.marks.get((item.eval_id, item.run_id))
-        cells["human"] = Cell(
-            HUMAN_MARKS[human.mark] if human else "",
-            _MARK_CSS[human.mark] if human else "",
-            _MARK_ORDER[human.mark] if human else None,
-        )
-        statuses = {name: m_status for name, (m_status, _score) in item.metrics.items()}
-        cells["judge_vs_human"] = flag_cell(
-            self.human.disagrees(item.run_id, item.eval_id, statuses)
-        )
-        cells["samples"] = flag_cell((item.run_id, item.eval_id) in self.mixed_samples)
-        return cells
+    def cell(self, item: Entry, column: str, metric: str = "") -> Cell:
+        """The cell of ``item`` in ``column``; under a metric filter, status and score are the
+        metric's."""
+        if column in ("status", "score"):
+            status, score = status_and_score(item, metric) or ("", None)
+            if column == "status":
+                return Cell(status_mark(status), status_class(status), status_value(status))
+            return Cell(score_text(score, status, 3), status_class(status), score)
+        if column == "run":
+            return Cell(str(item.run_id or ""), "", item.run_id)
+        if column == "id":
+            return Cell(plain(item.eval_id), "", item.eval_id)
+        if column.startswith("metric:"):
+            found = item.metrics.get(column.removeprefix("metric:"))
+            if found is None:
+                return Cell("")
+            return Cell(score_text(found[1], found[0], 3), status_class(found[0]), found[1])
+        if column == "human":
+            human = self.mark_of(item)
+            if human is None:
+                return Cell("")
+            return Cell(HUMAN_MARKS[human], _MARK_CSS[human], _MARK_ORDER[human])
+        if column == "judge_vs_human":
+            return flag_cell(self.judge_vs_human(item))
+        if column == "samples":
+            return flag_cell((item.run_id, item.eval_id) in self.mixed_samples)
+        raise KeyError(f"no column {column!r}")
+
+    def judge_vs_human(self, item: Entry) -> bool | None:
+        """Whether a metric's verdict differs from the human's (None: no human verdict)."""
+        statuses = {name: status for name, (status, _score) in item.metrics.items()}
+        return self.human.disagrees(item.run_id, item.eval_id, statuses)
 
     def mark_of(self, item: Entry) -> str | None:
         """The human mark of the whole case result, if any."""
@@ -197,12 +204,7 @@ class RunSource:
             for name in self._metric_names
         }
         human = [self.mark_of(item) for item in items]
-        judge_vs_human = [
-            self.human.disagrees(
-                item.run_id, item.eval_id, {n: st for n, (st, _s) in item.metrics.items()}
-            )
-            for item in items
-        ]
+        judge_vs_human = [self.judge_vs_human(item) for item in items]
         samples = [(item.run_id, item.eval_id) in self.mixed_samples for item in items]
         extra = pl.DataFrame(
             {

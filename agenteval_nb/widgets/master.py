@@ -12,7 +12,7 @@ imports ipywidgets; :mod:`agenteval_nb.widgets` imports it only when a widget is
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -65,9 +65,9 @@ class Source(Protocol):
         """The table's columns now (they may grow, e.g. a mark column once marks exist)."""
         ...
 
-    def cells(self, item: Any, metric: str) -> Mapping[str, Cell]:
-        """Column key → cell of an item's row (under a metric filter, status and score are the
-        metric's)."""
+    def cell(self, item: Any, column: str, metric: str) -> Cell:
+        """The cell of an item in column ``column`` (its key); under a metric filter, status
+        and score are the metric's."""
         ...
 
     def render(self, item: Any) -> Markup: ...
@@ -288,7 +288,7 @@ class MasterDetail(w.VBox):
         column, descending = sort_descending(sort)
         metric = self.filters.metric.value
         return sort_by_column(
-            items, lambda item: self.source.cells(item, metric)[column].value, descending
+            items, lambda item: self.source.cell(item, column, metric).value, descending
         )
 
     def sort_by(self, column: str) -> None:
@@ -312,8 +312,8 @@ class MasterDetail(w.VBox):
         metric = self.filters.metric.value
         rows = []
         for item in self.visible:
-            cells = self.source.cells(item, metric)
-            rows.append([[cells[c.key].text, cells[c.key].css] for c in columns])
+            cells = [self.source.cell(item, c.key, metric) for c in columns]
+            rows.append([[cell.text, cell.css] for cell in cells])
         options = sort_options(columns)
         self._busy = True
         try:
