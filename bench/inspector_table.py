@@ -9,7 +9,7 @@ third failing, scores spread over [0, 1]) is built with ``model_construct``. Tim
 * view: ``ae.inspect(run)`` (builds the cases and metrics tables, the entries, the first page
   and the first case's detail);
 * sort: a header click on a metric column (all rows re-ordered, first page redrawn), then on
-  the "judge≠human" column (1 % of the case results marked).
+  the "≠ human" column (1 % of the case results marked).
 
 The printed ratios are ours / baseline. Usage: ``python bench/inspector_table.py [--cases
 10000] [--metrics 4] [--rounds 3]``

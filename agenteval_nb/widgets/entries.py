@@ -258,9 +258,10 @@ def status_value(status: str) -> int:
 
 
 def flag_cell(flag: bool | None) -> Cell:
-    """A yes/no column: ``⚑`` when set (sorted first), blank when not, ``·`` when unknown."""
+    """A yes/no column: ``⚑`` when set (sorted first), blank when not or when unknown (sorted
+    last)."""
     if flag is None:
-        return Cell("·", "ae-muted", None)
+        return Cell("")
     return Cell("⚑", "ae-flag", 0) if flag else Cell("", "", 1)
 
 

@@ -36,8 +36,9 @@ STATUS_OPTIONS = [
     ("not evaluated", "not_evaluated"),
 ]
 _MARKS = {"failed": "✗", "passed": "✓", "not_evaluated": "–"}
-HUMAN_MARKS = {"pass": "👍 pass", "fail": "👎 fail", "unsure": "❔ unsure"}
-"""How a human mark of the whole case result shows in the list label and the mark column."""
+HUMAN_MARKS = {"pass": "pass", "fail": "fail", "unsure": "unsure"}
+"""How a human mark of the whole case result shows in the mark column and the static label
+(words: emoji fonts are missing on many Linux desktops)."""
 _MARK_ORDER = {"fail": 0, "unsure": 1, "pass": 2}
 _MARK_CSS = {"pass": "ae-pass", "fail": "ae-fail", "unsure": "ae-other"}
 
@@ -99,7 +100,7 @@ class RunSource:
         the metric's status and score under a metric filter."""
         status, score = status_and_score(item, metric) or ("", None)
         human = self.marks.get((item.eval_id, item.run_id))
-        tail = f" · {HUMAN_MARKS[human.mark]}" if human else ""
+        tail = f" · human: {HUMAN_MARKS[human.mark]}" if human else ""
         return f"{status_mark(status)} {plain(item.eval_id, 40)} · run {item.run_id} · " + (
             score_text(score, status, 3) + tail
         )
@@ -125,7 +126,7 @@ class RunSource:
             columns.append(
                 TableColumn(
                     "judge_vs_human",
-                    "judge≠human",
+                    "≠ human",
                     title="some metric's verdict differs from the human mark",
                 )
             )
@@ -133,7 +134,7 @@ class RunSource:
             columns.append(
                 TableColumn(
                     "samples",
-                    "samples≠",
+                    "≠ samples",
                     title="the judge samples of some metric disagree (pass and fail)",
                 )
             )

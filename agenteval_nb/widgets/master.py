@@ -99,7 +99,7 @@ class Filters:
     sort: Any
 
 
-TABLE_WIDTH = "560px"
+TABLE_WIDTH = "660px"
 """Width of the table column; it never shrinks (wide tables scroll inside it)."""
 
 REVIEW_KEYS = {"p": "pass", "f": "fail", "u": "unsure"}

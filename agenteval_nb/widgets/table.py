@@ -81,7 +81,8 @@ function render({ model, el }) {
     const sort = model.get("sort");
     for (const col of model.get("columns")) {
       const arrow = sort === col.key ? " ▲" : sort === "-" + col.key ? " ▼" : "";
-      const th = cell("th", col.label + arrow, col.numeric ? "ae-num" : "", col.title);
+      const th = cell("th", "", col.numeric ? "ae-num" : "", col.title || col.label);
+      th.append(cell("span", col.label, "ae-th-label"), document.createTextNode(arrow));
       th.dataset.key = col.key;
       th.addEventListener("click", () => model.send({ kind: "sort", column: col.key }));
       tr.append(th);
@@ -185,9 +186,10 @@ _CSS = """
 .ae-table table { border-collapse: collapse; width: 100%;
   font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .ae-table th { position: sticky; top: 0; background: #f6f8fa; cursor: pointer; text-align: left;
-  padding: 3px 6px; border-bottom: 1px solid #d0d7de; white-space: nowrap; user-select: none;
-  max-width: 110px; overflow: hidden; text-overflow: ellipsis; }
-.ae-table td { padding: 2px 6px; border-bottom: 1px solid #eaeef2; white-space: nowrap;
+  padding: 3px 5px; border-bottom: 1px solid #d0d7de; white-space: nowrap; user-select: none; }
+.ae-table .ae-th-label { display: inline-block; max-width: 72px; overflow: hidden;
+  text-overflow: ellipsis; vertical-align: bottom; }
+.ae-table td { padding: 2px 5px; border-bottom: 1px solid #eaeef2; white-space: nowrap;
   max-width: 220px; overflow: hidden; text-overflow: ellipsis; cursor: pointer; }
 .ae-table .ae-num { text-align: right; }
 .ae-table tr.ae-selected td { background: #ddf4ff; }
