@@ -182,6 +182,31 @@ def test_j_and_k_move_the_selection_and_the_detail(review):
     expect(root.locator(".ae-detail .ae-casehead code")).to_have_text(ids[1])
 
 
+def test_choosing_a_metric_scrolls_the_detail_to_its_section(review):
+    page, root = review
+    metric = (
+        root.locator(".widget-dropdown")
+        .filter(has=page.locator("label", has_text="metric"))
+        .locator("select")
+    )
+    metric.select_option(label=VERIFIER)
+    # the pane scrolls down to the verifier's charts (its h4 heading): to the top of the
+    # pane, or as far as the pane scrolls
+    page.wait_for_function(
+        """name => {
+            const d = document.querySelector('.ae-test-review .ae-detail');
+            const code = d && [...d.querySelectorAll('h4 code')]
+                .find(c => c.textContent === name);
+            if (!code) return false;
+            const gap = code.getBoundingClientRect().top - d.getBoundingClientRect().top;
+            return d.scrollTop > 0 && gap >= 0 && gap < d.clientHeight / 2;
+        }""",
+        arg=VERIFIER,
+    )
+    shot(page, "table-metric-scrolls-detail.png")
+    metric.select_option(label="all metrics")
+
+
 def test_p_and_f_mark_rows_and_typing_in_the_search_box_does_not(review, result_path):
     from playwright.sync_api import expect
 
