@@ -53,6 +53,8 @@ function scrollToMetric(root, metric) {
 function render({ model, el }) {
   el.classList.add("ae-table");
   el.tabIndex = 0;
+  // JupyterLab's own shortcuts (j/k move between cells) stay out of the table
+  el.dataset.lmSuppressShortcuts = "true";
   const scroller = document.createElement("div");
   scroller.className = "ae-table-scroll";
   const table = document.createElement("table");
