@@ -100,7 +100,8 @@ class Filters:
 
 
 TABLE_WIDTH = "660px"
-"""Width of the table column; it never shrinks (wide tables scroll inside it)."""
+"""Width of the table column when there is room: at most 55 % of the inspector, at least
+380 px (a table wider than its column scrolls inside it)."""
 
 REVIEW_KEYS = {"p": "pass", "f": "fail", "u": "unsure"}
 """Table keys that mark the selected row."""
@@ -179,9 +180,7 @@ class MasterDetail(w.VBox):
                 options=sort_options(source.columns()), value="status", description="sort"
             ),
         )
-        self.table = CaseTable(
-            layout=w.Layout(width=TABLE_WIDTH, min_width=TABLE_WIDTH, flex="0 0 auto")
-        )
+        self.table = CaseTable(layout=w.Layout(width="100%"))
         self.table.on_sort(self.sort_by)
         self.table.on_key(self.press)
         self.table.on_note(self.save_note)
@@ -198,7 +197,7 @@ class MasterDetail(w.VBox):
         pager = w.HBox([self.prev_button, self.page_label, self.next_button])
         master = w.VBox(
             [self.table, pager],
-            layout=w.Layout(width=TABLE_WIDTH, min_width=TABLE_WIDTH, flex="0 0 auto"),
+            layout=w.Layout(width=TABLE_WIDTH, max_width="55%", min_width="380px", flex="0 0 auto"),
         )
         self.note = w.Text(placeholder="note for the mark", layout=w.Layout(width="260px"))
         self.mark_buttons = {
