@@ -36,10 +36,9 @@ STATUS_OPTIONS = [
     ("not evaluated", "not_evaluated"),
 ]
 _MARKS = {"failed": "✗", "passed": "✓", "not_evaluated": "–"}
-HUMAN_MARKS = {"pass": "pass", "fail": "fail", "unsure": "unsure"}
-"""How a human mark of the whole case result shows in the mark column and the static label
-(words: emoji fonts are missing on many Linux desktops)."""
-_MARK_ORDER = {"fail": 0, "unsure": 1, "pass": 2}
+MARK_ORDER = {"fail": 0, "unsure": 1, "pass": 2}
+"""Sort order of the mark column: fail, unsure, pass (unmarked rows last). Marks show as
+their words (emoji fonts are missing on many Linux desktops)."""
 _MARK_CSS = {"pass": "ae-pass", "fail": "ae-fail", "unsure": "ae-other"}
 
 
@@ -100,7 +99,7 @@ class RunSource:
         the metric's status and score under a metric filter."""
         status, score = status_and_score(item, metric) or ("", None)
         human = self.marks.get((item.eval_id, item.run_id))
-        tail = f" · human: {HUMAN_MARKS[human.mark]}" if human else ""
+        tail = f" · human: {human.mark}" if human else ""
         return f"{status_mark(status)} {plain(item.eval_id, 40)} · run {item.run_id} · " + (
             score_text(score, status, 3) + tail
         )
@@ -161,7 +160,7 @@ class RunSource:
             human = self.mark_of(item)
             if human is None:
                 return Cell("")
-            return Cell(HUMAN_MARKS[human], _MARK_CSS[human], _MARK_ORDER[human])
+            return Cell(human, _MARK_CSS[human], MARK_ORDER[human])
         if column == "judge_vs_human":
             return flag_cell(self.judge_vs_human(item))
         if column == "samples":

@@ -199,7 +199,8 @@ _CSS = """
 .ae-table tr.ae-selected:hover td { background: #cbe9fc; }
 .ae-table td.ae-pass { color: #1a7f37; }
 .ae-table td.ae-fail { color: #cf222e; font-weight: 600; }
-.ae-table td.ae-other, .ae-table td.ae-muted { color: #57606a; }
+.ae-table td.ae-other, .ae-table td.ae-muted, .ae-table td.ae-ne, .ae-table td.ae-unk {
+  color: #57606a; }
 .ae-table td.ae-flag { color: #9a6700; font-weight: 600; }
 .ae-table-note { width: 100%; box-sizing: border-box; margin-top: 4px; font-size: 12px; }
 .ae-table-help { margin-top: 4px; padding: 4px 8px; background: #f6f8fa;
