@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/ray.py
 	$(BIN)/python bench/experiment.py
+	$(BIN)/python bench/inspector_table.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check agenteval_nb tests bench

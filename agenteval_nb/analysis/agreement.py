@@ -17,7 +17,7 @@ case result (no metric) stands for every metric of it; a mark on one metric over
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +27,12 @@ import polars as pl
 
 from .frames import to_backend
 from .record import HoldsRecord, RunRecord, record_of
-from .reviews import marks_of
+from .reviews import Mark, marks_of
 
 __all__ = [
+    "STATUS_VERDICT",
     "Agreement",
+    "HumanVerdicts",
     "agreement",
     "brier_score",
     "calibration_bins",
@@ -39,9 +41,13 @@ __all__ = [
     "expected_calibration_error",
     "fleiss_kappa",
     "flip_rate",
+    "mixed_sample_cases",
 ]
 
 VERDICTS = ("pass", "fail")
+
+STATUS_VERDICT = {"passed": "pass", "failed": "fail"}
+"""The verdict of a metric result's status (not evaluated results have none)."""
 
 
 def cohen_kappa(a_labels: Sequence[Hashable], b_labels: Sequence[Hashable]) -> float:
@@ -211,13 +217,53 @@ def _verdicts(record: RunRecord) -> pl.DataFrame:
     )
 
 
+class HumanVerdicts:
+    """The human verdict of a metric result: the mark on that metric, else the mark on its
+    whole case result; ``unsure`` marks are no verdict. Later marks replace earlier ones."""
+
+    def __init__(self, marks: Iterable[Mark] = ()) -> None:
+        self.own: dict[tuple[str, int | None, str], str] = {}
+        self.whole: dict[tuple[int | None, str], str] = {}
+        for mark in marks:
+            self.add(mark)
+
+    def add(self, mark: Mark) -> None:
+        if mark.metric:
+            self.own.pop((mark.metric, mark.run_id, mark.eval_id), None)
+            if mark.mark in VERDICTS:
+                self.own[(mark.metric, mark.run_id, mark.eval_id)] = mark.mark
+        else:
+            self.whole.pop((mark.run_id, mark.eval_id), None)
+            if mark.mark in VERDICTS:
+                self.whole[(mark.run_id, mark.eval_id)] = mark.mark
+
+    def of(self, metric: str, run_id: int | None, eval_id: str) -> str | None:
+        """``pass``, ``fail`` or ``None`` (no verdict) for that metric result."""
+        return self.own.get((metric, run_id, eval_id), self.whole.get((run_id, eval_id)))
+
+    def disagrees(
+        self, run_id: int | None, eval_id: str, statuses: Mapping[str, str]
+    ) -> bool | None:
+        """Whether some evaluated metric (``statuses``: metric name → status) of the case result
+        has a verdict other than the human's; ``None`` when no metric has a human verdict."""
+        found: bool | None = None
+        for metric, status in statuses.items():
+            if status not in STATUS_VERDICT:
+                continue
+            human = self.of(metric, run_id, eval_id)
+            if human is None:
+                continue
+            if STATUS_VERDICT[status] != human:
+                return True
+            found = False
+        return found
+
+
 def _human(record: RunRecord, verdicts: pl.DataFrame) -> pl.DataFrame:
-    """The human verdict of each metric result: its own mark, else the case result's mark."""
-    marks = [m for m in marks_of(record) if m.mark in VERDICTS]
-    own = {(m.metric, m.run_id, m.eval_id): m.mark for m in marks if m.metric}
-    whole = {(m.run_id, m.eval_id): m.mark for m in marks if not m.metric}
+    """The human verdict of each metric result (:class:`HumanVerdicts`)."""
+    human = HumanVerdicts(marks_of(record))
     keys = verdicts.select("metric_name", "run_id", "eval_id").rows()
-    other = [own.get((name, run, case), whole.get((run, case))) for name, run, case in keys]
+    other = [human.of(name, run, case) for name, run, case in keys]
     return verdicts.with_columns(pl.Series("other", other, dtype=pl.String))
 
 
@@ -308,6 +354,20 @@ def _sample_groups(record: RunRecord) -> dict[str, list[list[str]]]:
     for name, statuses in grouped.select("metric_name", "status").rows():
         out.setdefault(name, []).append(list(statuses))
     return out
+
+
+def mixed_sample_cases(record: RunRecord) -> set[tuple[int | None, str]]:
+    """(run_id, eval_id) of the case results where the judge samples of some metric on some
+    turn disagree: both ``passed`` and ``failed`` among them."""
+    samples = record.table("samples").filter(
+        (pl.col("call") == "sample") & pl.col("status").is_in(["passed", "failed"])
+    )
+    mixed = (
+        samples.group_by(["run_id", "eval_id", "metric_name", "invocation_index"])
+        .agg(pl.col("status").n_unique().alias("kinds"))
+        .filter(pl.col("kinds") > 1)
+    )
+    return set(mixed.select("run_id", "eval_id").iter_rows())
 
 
 def agreement(

@@ -22,7 +22,7 @@ from ..render.flags import flags_badges
 from ..render.messages import word_diff
 from ..render.text import join, number, plain, score_text, status_badge, text
 from ..schema import EvalCaseResult, message_text
-from .entries import Query, case_search_fields, order_key
+from .entries import Cell, Query, TableColumn, case_search_fields, order_key
 from .master import PAGE_SIZE, MasterDetail
 
 DEFAULT_LABELS = ("A", "B")
@@ -185,6 +185,43 @@ class ComparisonSource:
         the rows are that metric's."""
         mark = "⇄" if "flipped" in item.kinds else "="
         return f"{mark} {plain(item.eval_id, 40)} · max |Δ| {number(_max_abs_diff(item.rows), 3)}"
+
+    def columns(self) -> list[TableColumn]:
+        """flip, case id, max |Δ|, then per metric the score difference (A − B) of the
+        largest size."""
+        return [
+            TableColumn("status", "flip", title="⇄ a status flipped · = none did"),
+            TableColumn("id", "case id"),
+            TableColumn("score", "max |Δ|", numeric=True, title="largest |score A − score B|"),
+            *(
+                TableColumn(
+                    f"metric:{name}", plain(name), numeric=True, title=f"{plain(name)}: A − B"
+                )
+                for name in self.metric_names()
+            ),
+        ]
+
+    def cell(self, item: PairItem, column: str, metric: str = "") -> Cell:
+        """The cell of ``item`` in ``column``: a metric's cell is red when it flipped to
+        failing in B, green when it flipped to passing."""
+        if column == "status":
+            flipped = "flipped" in item.kinds
+            return Cell("⇄" if flipped else "=", "ae-fail" if flipped else "", int(not flipped))
+        if column == "id":
+            return Cell(plain(item.eval_id), "", item.eval_id)
+        if column == "score":
+            largest = _max_abs_diff(item.rows)
+            return Cell(number(largest, 3), "", largest)
+        if not column.startswith("metric:"):
+            raise KeyError(f"no column {column!r}")
+        rows = [r for r in item.rows if r.get("metric_name") == column.removeprefix("metric:")]
+        diffs = [d for r in rows if (d := r.get("diff")) is not None and not math.isnan(d)]
+        diff = max(diffs, key=abs, default=None)
+        css = ""
+        if any(r.get("flipped") for r in rows):
+            to_fail = any(r.get("status_b") == "failed" for r in rows if r.get("flipped"))
+            css = "ae-fail" if to_fail else "ae-pass"
+        return Cell(number(diff, 3) if rows else "", css, diff)
 
     def heuristic(self) -> bool:
         """True when either run has a judgement of the offline heuristic judge."""

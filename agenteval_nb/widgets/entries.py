@@ -22,9 +22,10 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ..analysis.record import RunRecord, case_metric_rows
-from ..render.order import sort_key
+from ..render.order import STATUS_RANK, sort_key
 from ..schema import EvalCaseResult, message_text
 
 PAGE_SIZE = 25
@@ -40,6 +41,8 @@ SORT_OPTIONS = [
     ("case id", "id"),
 ]
 """Orders of the list (label, key); under a metric filter the scores are the metric's."""
+
+T = TypeVar("T")
 
 _TERM = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
 _COMPARE = re.compile(r"^(<=|>=|<|>|=)?\s*(-?[0-9.]+(?:e-?[0-9]+)?)$")
@@ -221,3 +224,67 @@ def filter_entries(
         kept.append((order_key(sort, pair[0], pair[1], entry.eval_id, entry.run_id), entry))
     kept.sort(key=lambda item: item[0])
     return [entry for _, entry in kept]
+
+
+# the table -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """A column of the inspector's table: its sort key, header and hover text."""
+
+    key: str
+    label: str
+    numeric: bool = False
+    title: str = ""
+
+    def wire(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "numeric": self.numeric, "title": self.title}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell: the text shown, a CSS class (``ae-pass``, ``ae-fail``, ``ae-flag`` …)
+    and the value the column sorts by (``None`` sorts last either way)."""
+
+    text: str
+    css: str = ""
+    value: Any = None
+
+
+def status_value(status: str) -> int:
+    """The sort value of a status: failures first (:data:`~..render.order.STATUS_RANK`)."""
+    return STATUS_RANK.get(status, 2)
+
+
+def flag_cell(flag: bool | None) -> Cell:
+    """A yes/no column: ``⚑`` when set (sorted first), blank when not or when unknown (sorted
+    last)."""
+    if flag is None:
+        return Cell("")
+    return Cell("⚑", "ae-flag", 0) if flag else Cell("", "", 1)
+
+
+def sort_descending(sort: str) -> tuple[str, bool]:
+    """(column key, descending) of a sort value: a leading ``-`` sorts descending."""
+    return (sort[1:], True) if sort.startswith("-") else (sort, False)
+
+
+def toggled_sort(current: str, column: str) -> str:
+    """The sort after a click on ``column``'s header: ascending first, then descending."""
+    return f"-{column}" if current == column else column
+
+
+def sort_by_column(items: list[T], value_of: Callable[[T], Any], descending: bool) -> list[T]:
+    """``items`` ordered by ``value_of`` (descending when asked), items without a value (None
+    or NaN) last; a stable sort, so ties keep the order ``items`` came in."""
+    present: list[tuple[Any, T]] = []
+    missing: list[T] = []
+    for item in items:
+        value = value_of(item)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            missing.append(item)
+        else:
+            present.append((value, item))
+    present.sort(key=lambda pair: pair[0], reverse=descending)
+    return [item for _, item in present] + missing

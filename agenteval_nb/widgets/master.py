@@ -1,11 +1,12 @@
 """The master–detail widget shared by the run and comparison inspectors.
 
-Filters (metric, status, run, text search) above a paginated ``Select`` list and an
-``HTML`` detail pane. Only the visible page of the list is put into the ``Select`` and only the
-selected item is rendered (a small cache keeps the last few), so 10k cases stay responsive.
-The inspector *is* an ``ipywidgets.VBox``, so it goes into any layout, and its controller
-methods (``select``, ``filters``, pages …) are methods of that widget. This module imports
-ipywidgets; :mod:`agenteval_nb.widgets` imports it only when a widget is built.
+Filters (metric, status, run, text search, sort) above a sortable, paginated table
+(:class:`~.table.CaseTable`: one row per item, a column per metric; click a header to sort,
+keys to move and mark) and an ``HTML`` detail pane. Only the visible page goes to the browser
+and only the selected item is rendered (a small cache keeps the last few), so 10k cases stay
+responsive. The inspector *is* an ``ipywidgets.VBox``, so it goes into any layout, and its
+controller methods (``select``, ``filters``, pages …) are methods of that widget. This module
+imports ipywidgets; :mod:`agenteval_nb.widgets` imports it only when a widget is built.
 """
 
 from __future__ import annotations
@@ -21,7 +22,18 @@ from markupsafe import Markup
 from ..analysis.frames import to_backend
 from ..render import STYLESHEET
 from ..render.text import highlight, join, plain, text
-from .entries import PAGE_SIZE, SORT_OPTIONS, Query, parse_query
+from .entries import (
+    PAGE_SIZE,
+    SORT_OPTIONS,
+    Cell,
+    Query,
+    TableColumn,
+    parse_query,
+    sort_by_column,
+    sort_descending,
+    toggled_sort,
+)
+from .table import CaseTable
 
 CACHE_SIZE = 32
 """Rendered detail panes kept for quick re-selection."""
@@ -36,7 +48,8 @@ class Source(Protocol):
     def filtered(
         self, metric: str, status: str, run_id: int | None, query: Query, sort: str
     ) -> list[Any]:
-        """Items passing the filters and the search, in the ``sort`` order."""
+        """Items passing the filters and the search, in the ``sort`` order (a
+        :data:`~.entries.SORT_OPTIONS` key)."""
         ...
 
     def key(self, item: Any) -> tuple[str, int | None]:
@@ -44,7 +57,17 @@ class Source(Protocol):
         ...
 
     def label(self, item: Any, metric: str) -> str:
-        """The list label; under a metric filter it shows that metric's status and score."""
+        """The one-line label of the static view; under a metric filter it shows that metric's
+        status and score."""
+        ...
+
+    def columns(self) -> Sequence[TableColumn]:
+        """The table's columns now (they may grow, e.g. a mark column once marks exist)."""
+        ...
+
+    def cell(self, item: Any, column: str, metric: str) -> Cell:
+        """The cell of an item in column ``column`` (its key); under a metric filter, status
+        and score are the metric's."""
         ...
 
     def render(self, item: Any) -> Markup: ...
@@ -56,6 +79,7 @@ class Reviewable(Protocol):
     def mark(
         self, eval_id: str, run_id: int, mark: str, note: str | None, metric: str | None
     ) -> Any: ...
+    def mark_of(self, item: Any) -> str | None: ...
     def frame(self, items: Sequence[Any]) -> Any: ...
 
 
@@ -75,28 +99,39 @@ class Filters:
     sort: Any
 
 
-LIST_WIDTH = "460px"
-"""Width of the list column; it never shrinks (labels are cut to fit it, see ``label``)."""
+TABLE_WIDTH = "660px"
+"""Width of the table column when there is room: at most 55 % of the inspector, at least
+380 px (a table wider than its column scrolls inside it)."""
 
-PREV_PAGE = -1
-NEXT_PAGE = -2
-NO_MATCH = -3
-"""List values of the "previous page" and "next page" rows: the arrow keys step onto them from
-the first or last row and the list turns the page, so the keyboard moves across pages. The
-"no case matches" row of an empty list has the value ``NO_MATCH``."""
+REVIEW_KEYS = {"p": "pass", "f": "fail", "u": "unsure"}
+"""Table keys that mark the selected row."""
+
+
+def sort_options(columns: Sequence[TableColumn]) -> list[tuple[str, str]]:
+    """The sort dropdown: the list orders (:data:`~.entries.SORT_OPTIONS`), then each other
+    column ascending and descending."""
+    taken = {value for _label, value in SORT_OPTIONS}
+    extra = [
+        (f"{column.label} {arrow}", f"{sign}{column.key}")
+        for column in columns
+        for arrow, sign in (("▲", ""), ("▼", "-"))
+        if f"{sign}{column.key}" not in taken
+    ]
+    return [*SORT_OPTIONS, *extra]
 
 
 class MasterDetail(w.VBox):
-    """Filters, a sortable paginated list and a detail pane over a :class:`Source` — an
+    """Filters, a sortable paginated table and a detail pane over a :class:`Source` — an
     ``ipywidgets.VBox``.
 
-    ``filters``, ``list`` (the ``Select``) and ``detail`` (the ``HTML`` pane) are its parts;
-    ``items`` are the filtered items, ``visible`` those of the current page; ``render_count``
-    counts detail renders. The list shows one row per item of the page (plus a row to the
-    previous or next page), so it never scrolls; the detail pane scrolls on its own. Search
-    hits are marked in the detail pane. ``controller`` and ``widget`` are the widget itself
-    (older code used them to reach the controller and the box). In a static view of a saved
-    notebook (no widget state) it shows :meth:`static_html` instead.
+    ``filters``, ``table`` (the :class:`~.table.CaseTable`) and ``detail`` (the ``HTML`` pane)
+    are its parts; ``items`` are the filtered items in the shown order, ``visible`` those of the
+    current page, ``selected`` the one open in the detail pane; ``render_count`` counts detail
+    renders. The sort is ``filters.sort.value``: a list order or a column key (``-`` first:
+    descending); a header click sets it. Search hits are marked in the detail pane; choosing a
+    metric scrolls the detail pane to that metric's section. ``controller`` and ``widget`` are
+    the widget itself (older code used them). In a static view of a saved notebook (no widget
+    state) it shows :meth:`static_html` instead.
     """
 
     def __init__(
@@ -110,6 +145,7 @@ class MasterDetail(w.VBox):
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
         super().__init__()
+        self.add_class("ae-inspector")
         self.source = source
         self.page_size = page_size
         self.title = title
@@ -118,6 +154,7 @@ class MasterDetail(w.VBox):
         self._cache: OrderedDict[tuple[int, tuple[str, ...]], str] = OrderedDict()
         self._busy = False
         self.page = 0
+        self.index = 0
         self.items: list[Any] = []
         self.query = Query()
         self.filters = Filters(
@@ -137,16 +174,16 @@ class MasterDetail(w.VBox):
             search=w.Text(
                 placeholder="search ids, messages, reasons · reason:… tool:… score:<0.5",
                 continuous_update=False,
-                layout=w.Layout(width=LIST_WIDTH),
+                layout=w.Layout(width=TABLE_WIDTH),
             ),
-            sort=w.Dropdown(options=SORT_OPTIONS, value="status", description="sort"),
+            sort=w.Dropdown(
+                options=sort_options(source.columns()), value="status", description="sort"
+            ),
         )
-        self.list = w.Select(
-            options=[],
-            rows=page_size,
-            layout=w.Layout(width=LIST_WIDTH, min_width=LIST_WIDTH, flex="0 0 auto"),
-        )
-        self.list.add_class("ae-list")
+        self.table = CaseTable(layout=w.Layout(width="100%"))
+        self.table.on_sort(self.sort_by)
+        self.table.on_key(self.press)
+        self.table.on_note(self.save_note)
         self.prev_button = w.Button(description="◀", layout=w.Layout(width="40px"))
         self.next_button = w.Button(description="▶", layout=w.Layout(width="40px"))
         self.page_label = w.Label()
@@ -159,8 +196,8 @@ class MasterDetail(w.VBox):
         header = w.HTML(detail_html(Markup("<b>{}</b> {}").format(title, flags)))
         pager = w.HBox([self.prev_button, self.page_label, self.next_button])
         master = w.VBox(
-            [self.list, pager],
-            layout=w.Layout(width=LIST_WIDTH, min_width=LIST_WIDTH, flex="0 0 auto"),
+            [self.table, pager],
+            layout=w.Layout(width=TABLE_WIDTH, max_width="55%", min_width="380px", flex="0 0 auto"),
         )
         self.note = w.Text(placeholder="note for the mark", layout=w.Layout(width="260px"))
         self.mark_buttons = {
@@ -169,7 +206,14 @@ class MasterDetail(w.VBox):
         }
         for mark, button in self.mark_buttons.items():
             button.on_click(lambda _b, mark=mark: self.mark_selected(mark, self.note.value or None))
-        review = w.HBox([w.Label("mark"), *self.mark_buttons.values(), self.note])
+        review = w.HBox(
+            [
+                w.Label("mark"),
+                *self.mark_buttons.values(),
+                self.note,
+                w.Label("keys in the table: j/k move · p/f/u mark · n note · ? help"),
+            ]
+        )
         self.children = (
             header,
             w.HBox([self.filters.metric, self.filters.status, self.filters.run]),
@@ -185,7 +229,7 @@ class MasterDetail(w.VBox):
             self.filters.sort,
         ):
             control.observe(self._on_filter, names="value")
-        self.list.observe(self._on_select, names="value")
+        self.table.observe(self._on_select, names="index")
         self.prev_button.on_click(lambda _b: self.prev_page())
         self.next_button.on_click(lambda _b: self.next_page())
         self.refresh()
@@ -200,7 +244,7 @@ class MasterDetail(w.VBox):
         """The widget itself (kept for code written when the box was a separate attribute)."""
         return self
 
-    # list and pages ------------------------------------------------------------------------
+    # table and pages -----------------------------------------------------------------------
 
     @property
     def num_pages(self) -> int:
@@ -211,44 +255,78 @@ class MasterDetail(w.VBox):
         start = self.page * self.page_size
         return self.items[start : start + self.page_size]
 
+    @property
+    def sort(self) -> str:
+        """The current sort: a :data:`~.entries.SORT_OPTIONS` key or a column key, ``-`` first
+        when descending."""
+        return self.filters.sort.value or "status"
+
     def refresh(self) -> None:
         """Re-apply the filters, the search and the sort; go to the first page and select its
         first item."""
         self.query = parse_query(self.filters.search.value)
-        self.items = self.source.filtered(
+        self.items = self.ordered(self._filtered(self.sort), self.sort)
+        self.table.focus_metric = self.filters.metric.value
+        self.go_to_page(0)
+
+    def _filtered(self, sort: str) -> list[Any]:
+        own = {value for _label, value in SORT_OPTIONS}
+        return self.source.filtered(
             self.filters.metric.value,
             self.filters.status.value,
             self.filters.run.value or None,
             self.query,
-            self.filters.sort.value,
+            sort if sort in own else "status",
         )
-        self.go_to_page(0)
+
+    def ordered(self, items: list[Any], sort: str) -> list[Any]:
+        """``items`` (in a list order) sorted by a column when ``sort`` names one; ties keep
+        the failures-first order."""
+        if sort in {value for _label, value in SORT_OPTIONS}:
+            return items
+        column, descending = sort_descending(sort)
+        metric = self.filters.metric.value
+        return sort_by_column(
+            items, lambda item: self.source.cell(item, column, metric).value, descending
+        )
+
+    def sort_by(self, column: str) -> None:
+        """Sort by ``column`` (a header click): ascending, or descending when it already is."""
+        self.filters.sort.value = toggled_sort(self.sort, column)
 
     def go_to_page(self, page: int, select_index: int = 0) -> None:
         """Show page ``page`` (clamped) and select its ``select_index``-th item."""
         self.page = min(max(page, 0), self.num_pages - 1)
         visible = self.visible
-        metric = self.filters.metric.value
-        options: list[tuple[str, int]] = []
-        if self.page > 0:
-            options.append((f"▲ page {self.page} of {self.num_pages}", PREV_PAGE))
-        options.extend((self.source.label(it, metric), i) for i, it in enumerate(visible))
-        if self.page < self.num_pages - 1:
-            options.append((f"▼ page {self.page + 2} of {self.num_pages}", NEXT_PAGE))
-        if not options:
-            options.append(("no case matches", NO_MATCH))
-        select_index = min(max(select_index, 0), max(len(visible) - 1, 0))
-        self._busy = True
-        try:
-            self.list.options = options
-            self.list.rows = max(len(options), 1)
-            self.list.value = select_index if visible else NO_MATCH
-        finally:
-            self._busy = False
+        self.index = min(max(select_index, 0), max(len(visible) - 1, 0)) if visible else -1
+        self._draw()
         self.page_label.value = f"page {self.page + 1}/{self.num_pages} · {len(self.items)} items"
         self.prev_button.disabled = self.page == 0
         self.next_button.disabled = self.page >= self.num_pages - 1
-        self._show(visible[select_index] if visible else None)
+        self._show(self.selected)
+
+    def _draw(self) -> None:
+        """Send the visible page's rows (and the columns) to the table."""
+        columns = list(self.source.columns())
+        metric = self.filters.metric.value
+        rows = []
+        for item in self.visible:
+            cells = [self.source.cell(item, c.key, metric) for c in columns]
+            rows.append([[cell.text, cell.css] for cell in cells])
+        options = sort_options(columns)
+        self._busy = True
+        try:
+            if list(self.filters.sort.options) != options:  # a column came (e.g. marks)
+                sort = self.filters.sort.value
+                self.filters.sort.options = options
+                self.filters.sort.value = sort
+            with self.table.hold_sync():
+                self.table.columns = [c.wire() for c in columns]
+                self.table.rows = rows
+                self.table.index = self.index
+                self.table.sort = self.sort
+        finally:
+            self._busy = False
 
     def next_page(self) -> None:
         self.go_to_page(self.page + 1)
@@ -256,14 +334,50 @@ class MasterDetail(w.VBox):
     def prev_page(self) -> None:
         self.go_to_page(self.page - 1, self.page_size - 1)
 
+    def move(self, step: int) -> None:
+        """Select the row ``step`` rows down (up when negative), across pages."""
+        if not self.items:
+            return
+        position = self.page * self.page_size + max(self.index, 0) + step
+        position = min(max(position, 0), len(self.items) - 1)
+        page, index = divmod(position, self.page_size)
+        if page == self.page:
+            self.index = index
+            self._busy = True
+            try:
+                self.table.index = index
+            finally:
+                self._busy = False
+            self._show(self.selected)
+        else:
+            self.go_to_page(page, index)
+
+    def press(self, key: str) -> None:
+        """A table key (:data:`~.table.KEYS`): ``j``/``k`` move, ``p``/``f``/``u`` mark the
+        selected row; other keys are the browser's own (note field, help)."""
+        if key == "j":
+            self.move(1)
+        elif key == "k":
+            self.move(-1)
+        elif key in REVIEW_KEYS and hasattr(self.source, "mark") and self.selected is not None:
+            self.mark_selected(REVIEW_KEYS[key])
+
+    def save_note(self, note: str) -> None:
+        """The note field's Enter: keep ``note`` with the selected row's mark (``unsure``
+        when it has none yet)."""
+        item = self.selected
+        if item is None or not hasattr(self.source, "mark"):
+            return
+        current = self._reviewable().mark_of(item)
+        self.mark_selected(current or "unsure", note.strip() or None)
+
     # selection -----------------------------------------------------------------------------
 
     @property
     def selected(self) -> Any:
-        """The selected item, or ``None``."""
-        index = self.list.value
+        """The item open in the detail pane, or ``None``."""
         visible = self.visible
-        return visible[index] if index is not None and 0 <= index < len(visible) else None
+        return visible[self.index] if 0 <= self.index < len(visible) else None
 
     def select(self, eval_id: str, run_id: int | None = None) -> MasterDetail:
         """Select the item of ``eval_id`` (and ``run_id``); clears the filters when they hide it.
@@ -281,7 +395,8 @@ class MasterDetail(w.VBox):
             finally:
                 self._busy = False
             self.query = Query()
-            self.items = self.source.filtered("", "", None, self.query, self.filters.sort.value)
+            self.table.focus_metric = ""
+            self.items = self.ordered(self._filtered(self.sort), self.sort)
             index = self._find(eval_id, run_id)
             if index is None:
                 raise KeyError((eval_id, run_id))
@@ -300,14 +415,11 @@ class MasterDetail(w.VBox):
             self.refresh()
 
     def _on_select(self, change: Any) -> None:
+        """A row clicked in the browser."""
         if self._busy:
             return
-        if change["new"] == NEXT_PAGE:
-            self.next_page()
-        elif change["new"] == PREV_PAGE:
-            self.prev_page()
-        elif change["new"] != NO_MATCH:
-            self._show(self.selected)
+        self.index = change["new"]
+        self._show(self.selected)
 
     def _show(self, item: Any) -> None:
         if item is None:
@@ -337,14 +449,13 @@ class MasterDetail(w.VBox):
         metric: str | None = None,
     ) -> Any:
         """Mark case result (``eval_id``, ``run_id``) — or its ``metric`` — ``pass``, ``fail``
-        or ``unsure`` (a reviewer from ``ae.config.reviewer``); the list shows the mark."""
+        or ``unsure`` (a reviewer from ``ae.config.reviewer``); the table shows the mark."""
         kept = self._reviewable().mark(eval_id, run_id, mark, note, metric)
-        index = self.list.value if isinstance(self.list.value, int) else 0
-        self.go_to_page(self.page, max(index, 0))
+        self._draw()
         return kept
 
     def mark_selected(self, mark: str, note: str | None = None) -> Any:
-        """Mark the selected case result (the review buttons call this)."""
+        """Mark the selected case result (the review buttons and keys call this)."""
         item = self.selected
         if item is None:
             raise LookupError("no case result is selected")
@@ -352,8 +463,9 @@ class MasterDetail(w.VBox):
         return self.mark(eval_id, run_id or 1, mark, note)
 
     def filtered_df(self, backend: str | None = None) -> Any:
-        """The rows the list holds now (all pages, list order): the columns of ``cases_df()``,
-        ``score:<metric>`` per metric and ``human_mark``."""
+        """The rows the table holds now (all pages, shown order): the columns of
+        ``cases_df()``, ``score:<metric>`` per metric, ``human_mark``, ``judge_vs_human`` and
+        ``samples_disagree``."""
         return to_backend(self._reviewable().frame(self.items), backend)
 
     def _reviewable(self) -> Reviewable:

@@ -154,7 +154,8 @@ def test_widget_detail_escapes_payload(payload):
             seen.append(w.detail.value)
     for value in seen:
         assert_safe(value, [payload])
-    labels = " ".join(label for label, _ in w.list.options)
+    cells = [text for row in w.table.rows for text, _css in row]
+    labels = " ".join(cells + [c["label"] for c in w.table.columns])
     assert "\x00" not in labels and "\u202e" not in labels
 
 

@@ -14,8 +14,10 @@ from agenteval_nb.views import inspect
 
 
 def labels(w) -> list[str]:
-    """The item rows of the list (without the rows that turn the page)."""
-    return [label for label, value in w.list.options if value >= 0]
+    """The table's rows of the page as ``status id · run N · score`` lines."""
+    keys = [c["key"] for c in w.table.columns]
+    rows = [dict(zip(keys, (text for text, _css in row), strict=True)) for row in w.table.rows]
+    return [f"{r['status']} {r['id']} · run {r.get('run', '')} · {r['score']}" for r in rows]
 
 
 def test_import_is_light():
@@ -50,8 +52,8 @@ def test_select_changes_detail():
     assert w.selected.eval_id == "weather_ok" and w.selected.run_id == 2
     assert "session-weather_ok-2" in w.detail.value
     assert "error: case failed" not in w.detail.value
-    # a user click on the list shows that item
-    w.list.value = 0
+    # a user click on a row of the table shows that item
+    w.table.index = 0
     assert "session-weather_bad-1" in w.detail.value
 
 
@@ -297,17 +299,19 @@ def test_metric_filter_labels_show_the_metric_status_and_score():
     assert "✗ weather_ok · run 1 · 0.1" in labels(w)
 
 
-def test_list_rows_are_the_page_and_arrow_rows_turn_pages():
-    from agenteval_nb.widgets.master import NEXT_PAGE, PREV_PAGE
-
+def test_table_rows_are_the_page_and_j_k_cross_pages():
     w = inspect(EvalRun(result=synthetic_result(25)), page_size=10)
-    assert w.list.rows == len(w.list.options) == 11  # 10 items and "next page"
-    assert w.list.options[-1][1] == NEXT_PAGE
-    w.list.value = NEXT_PAGE  # what arrow-down on the last row does in the browser
-    assert w.page == 1 and w.selected is w.items[10]
-    assert w.list.options[0][1] == PREV_PAGE and w.list.rows == 12
-    w.list.value = PREV_PAGE  # arrow-up on the first row: the last item of the page before
-    assert w.page == 0 and w.selected is w.items[9]
+    assert len(w.table.rows) == 10
+    w.go_to_page(0, 9)
+    w.table.send_event("key", "j")  # from the last row of a page: the next page's first
+    assert w.page == 1 and w.selected is w.items[10] and w.table.index == 0
+    w.table.send_event("key", "k")  # and back
+    assert w.page == 0 and w.selected is w.items[9] and w.table.index == 9
+    w.table.send_event("key", "k")
+    assert w.selected is w.items[8]
+    w.go_to_page(0, 0)
+    w.table.send_event("key", "k")  # nothing before the first row: it stays
+    assert w.selected is w.items[0]
 
 
 def test_static_view_is_a_compact_summary():

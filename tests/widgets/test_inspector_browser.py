@@ -121,32 +121,30 @@ def _dropdown(root, label: str):
     )
 
 
-def _list(root):
-    return root.locator(".ae-list select")
+def _table(root):
+    return root.locator(".ae-table")
+
+
+def _rows(root):
+    return root.locator(".ae-table tbody tr")
 
 
 def _item_texts(root) -> list[str]:
-    # ipywidgets writes option labels with no-break spaces
-    texts = [t.replace("\xa0", " ") for t in _list(root).locator("option").all_inner_texts()]
-    return [t for t in texts if not t.startswith(("▲", "▼"))]
-
-
-def _clipped_labels(root) -> list[str]:
-    """Option labels wider than the list's content box, measured with the list's own font."""
-    return _list(root).evaluate(
-        """select => {
-            const style = getComputedStyle(select);
-            const ctx = document.createElement('canvas').getContext('2d');
-            ctx.font = style.font;
-            const room = select.clientWidth - parseFloat(style.paddingLeft)
-                - parseFloat(style.paddingRight) - 8;
-            return [...select.options].filter(o => ctx.measureText(o.text).width > room)
-                .map(o => o.text);
-        }"""
+    """The shown rows as ``status id · run N`` lines (the run inspector's columns)."""
+    return _table(root).evaluate(
+        """el => [...el.querySelectorAll('tbody tr')].map(tr => {
+            const [status, run, id] = [...tr.children].map(td => td.textContent);
+            return `${status} ${id} · run ${run}`;
+        })"""
     )
 
 
-def test_run_inspector_renders_list_and_detail(session):
+def _overflows(root) -> bool:
+    """Whether the table is wider than its box (a column cut off)."""
+    return root.locator(".ae-table-scroll").evaluate("s => s.scrollWidth > s.clientWidth + 1")
+
+
+def test_run_inspector_renders_table_and_detail(session):
     from playwright.sync_api import expect
 
     page, _recorder, shots = session
@@ -154,15 +152,15 @@ def test_run_inspector_renders_list_and_detail(session):
     expect(root.locator(".ae-detail .ae-case")).to_have_count(1)
     run = many_cases_run(3)
     n_failed = sum(c.final_eval_status == "failed" for c in run.result.eval_case_results)
-    # rows shown = page size (+ the "next page" row): the list never scrolls inside a page
-    expect(_list(root).locator("option")).to_have_count(PAGE_SIZE + 1)
-    assert _list(root).evaluate("s => s.size") == PAGE_SIZE + 1
-    assert _list(root).evaluate("s => s.scrollHeight <= s.clientHeight + 1")
+    # one row per case result of the page: the table never scrolls inside a page
+    expect(_rows(root)).to_have_count(PAGE_SIZE)
+    scroller = root.locator(".ae-table-scroll")
+    assert scroller.evaluate("s => s.scrollHeight <= s.clientHeight + 1")
     items = _item_texts(root)
     assert all(t.startswith("✗") for t in items[:n_failed])
     expect(root.locator(".widget-label", has_text="page 1/3 · 24 items")).to_be_visible()
-    assert _clipped_labels(root) == []
-    assert _list(root).evaluate("s => s.getBoundingClientRect().width") >= 440
+    assert not _overflows(root)
+    assert _table(root).evaluate("s => s.getBoundingClientRect().width") >= 440
     page.screenshot(path=str(shots / "inspector-list.png"))
 
 
@@ -173,9 +171,9 @@ def test_detail_scrolls_on_its_own(session):
     detail.scroll_into_view_if_needed()
     assert detail.evaluate("d => getComputedStyle(d).overflowY") == "auto"
     assert detail.evaluate("d => d.scrollHeight > d.clientHeight")  # long case: it scrolls
-    list_box = _list(root).bounding_box()
+    table_box = _table(root).bounding_box()
     detail.evaluate("d => { d.scrollTop = d.scrollHeight; }")
-    assert _list(root).bounding_box() == list_box  # the list and pager stayed where they were
+    assert _table(root).bounding_box() == table_box  # the table and pager stayed where they were
     pager = root.locator("button", has_text="▶")
     box = pager.bounding_box()
     assert box is not None and box["y"] + box["height"] <= VIEWPORT["height"]
@@ -187,7 +185,7 @@ def test_verifier_case_shows_both_label_charts_with_numbers(session):
 
     page, _recorder, shots = session
     root = _widget(page, "run")
-    _list(root).select_option(index=1)
+    _rows(root).nth(1).click()
     charts = root.locator(".ae-detail .ae-charts").first
     expect(charts.locator("svg.ae-bars")).to_have_count(2)
     expect(charts).to_contain_text("candidate A — the agent's answer (actual)")
@@ -204,7 +202,7 @@ def test_verifier_case_shows_both_label_charts_with_numbers(session):
     root.screenshot(path=str(shots / "inspector-verifier.png"))
 
 
-def test_filters_search_sort_and_paging_change_the_list(session):
+def test_filters_search_sort_and_paging_change_the_table(session):
     from playwright.sync_api import expect
 
     page, _recorder, shots = session
@@ -217,23 +215,24 @@ def test_filters_search_sort_and_paging_change_the_list(session):
     )
     status = _dropdown(root, "status")
     status.select_option(label="failed")
-    expect(_list(root).locator("option")).to_have_count(len(failed))
+    expect(_rows(root)).to_have_count(len(failed))
     assert all(t.startswith("✗") for t in _item_texts(root))
     status.select_option(label="all statuses")
-    expect(_list(root).locator("option")).to_have_count(PAGE_SIZE + 1)
+    expect(_rows(root)).to_have_count(PAGE_SIZE)
 
     _dropdown(root, "sort").select_option(label="case id")
-    expect(_list(root).locator("option").first).to_contain_text(re.compile(r"case_00\s·\srun\s1"))
+    expect(_rows(root).first).to_contain_text(re.compile(r"case_00"))
+    assert _item_texts(root)[0].endswith("case_00 · run 1")
 
     search = root.get_by_placeholder("search ids, messages, reasons")
     search.fill("id:case_07")
     search.press("Enter")
-    expect(_list(root).locator("option")).to_have_count(2)
+    expect(_rows(root)).to_have_count(2)
     assert [t.split(" · ")[0][2:] for t in _item_texts(root)] == ["case_07", "case_07"]
     search.fill("llm_rubric_response")  # a metric name: every case has it, none matches
     search.press("Enter")
-    expect(_list(root).locator("option")).to_have_count(1)  # the "no case matches" line
-    expect(_list(root).locator("option")).to_have_text("no case matches")
+    expect(_rows(root)).to_have_count(1)  # the "no case matches" line
+    expect(_rows(root)).to_have_text("no case matches")
     expect(root.locator(".ae-detail")).to_contain_text("nothing matches")
     search.fill("weather")
     search.press("Enter")
@@ -241,21 +240,20 @@ def test_filters_search_sort_and_paging_change_the_list(session):
     root.screenshot(path=str(shots / "inspector-search.png"))
     search.fill("")
     search.press("Enter")
-    expect(_list(root).locator("option")).to_have_count(PAGE_SIZE + 1)
+    expect(_rows(root)).to_have_count(PAGE_SIZE)
 
     # paging: the button, then the keyboard across the page boundary
     label = root.locator(".widget-label", has_text="page ")
     root.locator("button", has_text="▶").click()
     expect(label).to_contain_text("page 2/3")
-    _list(root).focus()
-    first = _list(root).locator("option").nth(1)
-    expect(first).to_contain_text("case_")
-    _list(root).select_option(index=1)
-    _list(root).press("ArrowUp")  # onto "▲ page 1 of 3": the list turns back a page
+    _rows(root).first.click()
+    expect(_rows(root).first).to_have_class("ae-selected")
+    page.keyboard.press("k")  # up from the first row: the last row of the page before
     expect(label).to_contain_text("page 1/3")
-    expect(_list(root)).to_have_js_property("selectedIndex", PAGE_SIZE - 1)
-    _list(root).press("ArrowDown")  # onto "▼ page 2 of 3"
+    expect(_rows(root).nth(PAGE_SIZE - 1)).to_have_class("ae-selected")
+    page.keyboard.press("j")  # and down again
     expect(label).to_contain_text("page 2/3")
+    expect(_rows(root).first).to_have_class("ae-selected")
     _dropdown(root, "sort").select_option(label="failures first")
     expect(label).to_contain_text("page 1/3")
 
@@ -275,8 +273,8 @@ def test_comparison_view(session):
         t.replace("\xa0", " ") for t in _dropdown(root, "run").locator("option").all_inner_texts()
     ]
     assert runs == ["all runs", "run 1", "run 2"]
-    assert _clipped_labels(root) == []
-    assert _list(root).evaluate("s => s.getBoundingClientRect().width") >= 440
+    assert not _overflows(root)
+    assert _table(root).evaluate("s => s.getBoundingClientRect().width") >= 440
     root.screenshot(path=str(shots / "inspector-comparison.png"))
 
 
