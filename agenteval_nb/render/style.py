@@ -1,7 +1,6 @@
 """The one stylesheet shared by the widget detail pane and the HTML report.
 
-Every rule is scoped under ``.ae`` (or the inspector's own ``.ae-list``) so the page or
-notebook around it is not restyled. No fonts,
+Every rule is scoped under ``.ae`` so the page or notebook around it is not restyled. No fonts,
 images or URLs: the report must open offline.
 """
 
@@ -68,7 +67,5 @@ STYLESHEET = """
   vertical-align: middle; }
 .ae .ae-key.ae-key-sel { background: #0969da; }
 .ae mark.ae-hit { background: #ffd33d; color: inherit; padding: 0 1px; border-radius: 2px; }
-.ae-list select { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 12px; }
 .ae .ae-plot svg { max-width: 100%; height: auto; }
 """
