@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from operator import attrgetter
@@ -227,27 +228,57 @@ def _case_summary(
         eval_id=eval_id,
         overall_status=_case_status(runs, num_runs).value,
         run_status_counts=_counts([r.status or "" for r in runs], make),
-        metric_summaries=_metric_summaries((m for r in runs for m in r.metrics), make),
+        metric_summaries=_metric_part(
+            _metric_summaries, tuple(m for r in runs for m in r.metrics), make
+        ),
         run_summaries=[
             make(
                 CaseRunSummary,
                 run_id=r.run_id,
                 final_eval_status=r.status,
                 error_message=r.error,
-                metric_results=[
-                    make(
-                        CaseRunMetricResult,
-                        metric_name=m.name,
-                        score=_float(m.score),
-                        eval_status=m.status,
-                        threshold=_float(m.threshold),
-                    )
-                    for m in r.metrics
-                ]
-                or None,
+                metric_results=_metric_part(_metric_results, r.metrics, make),
             )
             for r in runs
         ],
+    )
+
+
+def _metric_results(results: Iterable[MetricOutcome], make: Make = _model) -> Any:
+    """A run's overall metric results as the case summary lists them, or ``None``."""
+    out = [
+        make(
+            CaseRunMetricResult,
+            metric_name=m.name,
+            score=_float(m.score),
+            eval_status=m.status,
+            threshold=_float(m.threshold),
+        )
+        for m in results
+    ]
+    return out or None
+
+
+Build = Callable[[Iterable[MetricOutcome], Make], Any]
+
+
+def _metric_part(build: Build, metrics: tuple[MetricOutcome, ...], make: Make) -> Any:
+    """``build(metrics, make)``. The wire form of equal outcomes is built once and shared (a
+    deterministic run repeats a few score patterns over its cases): plain dicts that are only
+    encoded. Models are never shared, nor a ``-0.0``, which compares equal to ``0.0``."""
+    if make is _wire and not any(_negative_zero(m) for m in metrics):
+        return _shared_wire(build, metrics)
+    return build(metrics, make)
+
+
+@lru_cache(maxsize=4096)
+def _shared_wire(build: Build, metrics: tuple[MetricOutcome, ...]) -> Any:
+    return build(metrics, _wire)
+
+
+def _negative_zero(m: MetricOutcome) -> bool:
+    return any(
+        v == 0 and math.copysign(1.0, v) < 0 for v in (m.score, m.threshold) if v is not None
     )
 
 
