@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from operator import attrgetter
@@ -228,52 +228,45 @@ def _case_summary(
         eval_id=eval_id,
         overall_status=_case_status(runs, num_runs).value,
         run_status_counts=_counts([r.status or "" for r in runs], make),
-        metric_summaries=_metric_part(
-            _metric_summaries, tuple(m for r in runs for m in r.metrics), make
-        ),
+        metric_summaries=_metric_summaries((m for r in runs for m in r.metrics), make),
         run_summaries=[
             make(
                 CaseRunSummary,
                 run_id=r.run_id,
                 final_eval_status=r.status,
                 error_message=r.error,
-                metric_results=_metric_part(_metric_results, r.metrics, make),
+                metric_results=[
+                    make(
+                        CaseRunMetricResult,
+                        metric_name=m.name,
+                        score=_float(m.score),
+                        eval_status=m.status,
+                        threshold=_float(m.threshold),
+                    )
+                    for m in r.metrics
+                ]
+                or None,
             )
             for r in runs
         ],
     )
 
 
-def _metric_results(results: Iterable[MetricOutcome], make: Make = _model) -> Any:
-    """A run's overall metric results as the case summary lists them, or ``None``."""
-    out = [
-        make(
-            CaseRunMetricResult,
-            metric_name=m.name,
-            score=_float(m.score),
-            eval_status=m.status,
-            threshold=_float(m.threshold),
-        )
-        for m in results
-    ]
-    return out or None
-
-
-Build = Callable[[Iterable[MetricOutcome], Make], Any]
-
-
-def _metric_part(build: Build, metrics: tuple[MetricOutcome, ...], make: Make) -> Any:
-    """``build(metrics, make)``. The wire form of equal outcomes is built once and shared (a
-    deterministic run repeats a few score patterns over its cases): plain dicts that are only
-    encoded. Models are never shared, nor a ``-0.0``, which compares equal to ``0.0``."""
-    if make is _wire and not any(_negative_zero(m) for m in metrics):
-        return _shared_wire(build, metrics)
-    return build(metrics, make)
+def _case_summary_wire(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> Any:
+    """``_case_summary(..., _wire)``. All that follows ``evalId`` depends only on the runs'
+    outcomes, which a deterministic run repeats over its cases: it is built once per distinct
+    outcomes and shared (plain dicts that are only encoded). Never for a ``-0.0``, which
+    compares equal to ``0.0``."""
+    if any(_negative_zero(m) for r in runs for m in r.metrics):
+        return _case_summary(eval_id, runs, num_runs, _wire)
+    return {"evalId": eval_id, **_shared_rest(tuple(r[1:] for r in runs), num_runs)}
 
 
 @lru_cache(maxsize=4096)
-def _shared_wire(build: Build, metrics: tuple[MetricOutcome, ...]) -> Any:
-    return build(metrics, _wire)
+def _shared_rest(runs: tuple[tuple[Any, ...], ...], num_runs: int) -> dict[str, Any]:
+    wire: dict[str, Any] = _case_summary("-", [CaseOutcome("-", *r) for r in runs], num_runs, _wire)
+    del wire["evalId"]
+    return wire
 
 
 def _negative_zero(m: MetricOutcome) -> bool:
@@ -301,7 +294,7 @@ class SummaryParts:
         """:meth:`case_summaries` as the plain dicts their models write to a file (no model
         built): what a saved file needs, encoded a batch at a time by the Go-format writer."""
         for eval_id, runs in self.groups:
-            yield _case_summary(eval_id, runs, self.num_runs, _wire)
+            yield _case_summary_wire(eval_id, runs, self.num_runs)
 
     def whole(self) -> EvalSetResultSummary:
         """The summary with its case summaries."""
