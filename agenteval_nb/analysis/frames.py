@@ -439,6 +439,12 @@ def _sparse(
 # -- rubrics, samples, logprobs -------------------------------------------------------------------
 
 
+def _no_rows(kind: str) -> pl.DataFrame:
+    """The ``kind`` table without rows: what its builder gives for a result with nothing of
+    that kind (most results, the deterministic ones all), without the polars work of a build."""
+    return pl.DataFrame(schema=SCHEMAS[kind])
+
+
 def _rubric_texts(
     run: ResultView,
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str, str], str]]:
@@ -503,6 +509,8 @@ def rubrics_frame(run: ResultView) -> pl.DataFrame:
             cols["score"].append(0.0 if rubric.score is None else rubric.score)
             cols["reason"].append(rubric.reason)
             cols["rubric_text"].append(text)
+    if not cols["run_id"]:
+        return _no_rows("rubrics")
     df = _frame(cols, {k: RUBRICS_SCHEMA[k] for k in names})
     return _with_evaluator(df, run).select(list(RUBRICS_SCHEMA))
 
@@ -543,6 +551,8 @@ def samples_frame(run: ResultView) -> pl.DataFrame:
             cols["judge_model"].append(model)
             cols["heuristic"].append(record.heuristic)
             cols["raw"].append(s.raw)
+    if not cols["run_id"]:
+        return _no_rows("samples")
     schema = {k: SAMPLES_SCHEMA.get(k, _STR) for k in names}
     df = _frame(cols, schema)
     return _with_evaluator(df, run, fallback="judge_evaluator").select(list(SAMPLES_SCHEMA))
@@ -581,6 +591,8 @@ def logprobs_frame(run: ResultView) -> pl.DataFrame:
                     cols["sample_score"].append(sample.score)
                     cols["swapped_score"].append(sample.swapped_score)
                     cols["swap_gap"].append(sample.swap_gap)
+    if not cols["run_id"]:
+        return _no_rows("logprobs")
     df = _frame(cols, {k: LOGPROBS_SCHEMA[k] for k in names})
     return _with_evaluator(df, run).select(list(LOGPROBS_SCHEMA))
 

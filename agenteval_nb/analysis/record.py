@@ -282,6 +282,7 @@ class RecordBuilder:
         self._keys: list[tuple[int, int | None, str | None]] = []
         self._last = -1
         self._in_order = True
+        self._read_texts = False  # a text was handed in (read from a file), not encoded here
 
     def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
         self.add_text(position, case, result, None)
@@ -291,6 +292,7 @@ class RecordBuilder:
     ) -> None:
         """:meth:`add` with the case result's file text already at hand (a loaded file)."""
         self._pending.append((position, case, result, text))
+        self._read_texts = self._read_texts or text is not None
         self._keys.append((position, result.run_id, result.eval_id))
         self._in_order = self._in_order and position > self._last
         self._last = max(self._last, position)
@@ -319,7 +321,8 @@ class RecordBuilder:
     def details(self) -> CaseDetails:
         """The case texts in position order."""
         self._flush()
-        return CaseDetails((self._texts[p] for p in sorted(self._texts)), self.source)
+        texts = (self._texts[p] for p in sorted(self._texts))
+        return CaseDetails(texts, self.source, encoded=not self._read_texts)
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """Every frame table, rows in position order (what a build over the whole result gives)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -251,6 +252,29 @@ def _case_summary(
     )
 
 
+def _case_summary_wire(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> Any:
+    """``_case_summary(..., _wire)``. All that follows ``evalId`` depends only on the runs'
+    outcomes, which a deterministic run repeats over its cases: it is built once per distinct
+    outcomes and shared (plain dicts that are only encoded). Never for a ``-0.0``, which
+    compares equal to ``0.0``."""
+    if any(_negative_zero(m) for r in runs for m in r.metrics):
+        return _case_summary(eval_id, runs, num_runs, _wire)
+    return {"evalId": eval_id, **_shared_rest(tuple(r[1:] for r in runs), num_runs)}
+
+
+@lru_cache(maxsize=4096)
+def _shared_rest(runs: tuple[tuple[Any, ...], ...], num_runs: int) -> dict[str, Any]:
+    wire: dict[str, Any] = _case_summary("-", [CaseOutcome("-", *r) for r in runs], num_runs, _wire)
+    del wire["evalId"]
+    return wire
+
+
+def _negative_zero(m: MetricOutcome) -> bool:
+    return any(
+        v == 0 and math.copysign(1.0, v) < 0 for v in (m.score, m.threshold) if v is not None
+    )
+
+
 @dataclass(frozen=True)
 class SummaryParts:
     """A summary in two parts: ``head`` (everything but ``evalCaseSummaries``) and the case
@@ -270,7 +294,7 @@ class SummaryParts:
         """:meth:`case_summaries` as the plain dicts their models write to a file (no model
         built): what a saved file needs, encoded a batch at a time by the Go-format writer."""
         for eval_id, runs in self.groups:
-            yield _case_summary(eval_id, runs, self.num_runs, _wire)
+            yield _case_summary_wire(eval_id, runs, self.num_runs)
 
     def whole(self) -> EvalSetResultSummary:
         """The summary with its case summaries."""

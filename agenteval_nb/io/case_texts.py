@@ -31,19 +31,23 @@ class CaseDetails(Sequence[EvalCaseResult]):
     """Case results as their result-file text (UTF-8 bytes), in file order.
 
     ``details[i]`` decodes case result ``i`` (a new model each time);
-    ``details.text(i)`` is its compact file text.
+    ``details.text(i)`` is its compact file text. ``encoded``: every text was written by
+    :func:`~.gowriter.case_result_texts` (not read from a file), so saving only re-indents it.
     """
 
-    __slots__ = ("_source", "_texts")
+    __slots__ = ("_source", "_texts", "encoded")
 
-    def __init__(self, texts: Iterable[bytes] = (), source: str = "<run>") -> None:
+    def __init__(
+        self, texts: Iterable[bytes] = (), source: str = "<run>", encoded: bool = False
+    ) -> None:
         self._texts = list(texts)
         self._source = source
+        self.encoded = encoded
 
     @classmethod
     def of(cls, results: Iterable[EvalCaseResult]) -> CaseDetails:
         """Encode case result models."""
-        return cls(case_result_texts(list(results)))
+        return cls(case_result_texts(list(results)), encoded=True)
 
     def __len__(self) -> int:
         return len(self._texts)
@@ -87,4 +91,5 @@ def save_details(
     case summaries when ``case_summaries`` supplies them) and ``details`` atomically; the
     texts are re-indented, nothing is validated."""
     texts = (details.text(i) for i in range(len(details)))
-    return write_text_atomic(path, result_file_chunks(head, texts, case_summaries))
+    chunks = result_file_chunks(head, texts, case_summaries, own_texts=details.encoded)
+    return write_text_atomic(path, chunks)

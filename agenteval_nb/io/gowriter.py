@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
+import msgspec
 import orjson
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
@@ -62,12 +63,16 @@ def result_file_chunks(
     head: EvalSetResult,
     case_texts: Iterable[bytes],
     case_summaries: Iterable[BaseModel | dict[str, Any]] | None = None,
+    own_texts: bool = False,
 ) -> Iterator[str | bytes]:
     """The result file in pieces, from a result without case results (``head``), the compact
-    text of each case result (:func:`case_result_texts`, indented here for its place) and, when
-    ``head.summary`` leaves them out, the summary's case summaries (written a batch at a time;
-    models or the plain dicts they write, see :func:`_list_chunks`)."""
+    text of each case result (indented here for its place: ``own_texts`` — written by
+    :func:`case_result_texts` — only re-indented, :func:`_reindented`; else read from a file,
+    :func:`_indented`) and, when ``head.summary`` leaves them out, the summary's case
+    summaries (written a batch at a time; models or the plain dicts they write, see
+    :func:`_list_chunks`)."""
     placed = head.model_copy(update={"eval_case_results": []})
+    indent = _reindented if own_texts else _indented
     pad = "  "
     first = True
     yield "{"
@@ -77,7 +82,7 @@ def result_file_chunks(
         if key == "evalCaseResults":
             count = 0
             for text in case_texts:
-                yield (b",\n    " if count else b"[\n    ") + _indented(text, 2)
+                yield (b",\n    " if count else b"[\n    ") + indent(text, 2)
                 count += 1
             yield "\n  ]" if count else "[]"
         elif key == "summary" and case_summaries is not None:
@@ -99,15 +104,28 @@ def case_result_texts(results: Sequence[BaseModel]) -> list[bytes]:
 
 
 def _indented(text: bytes, level: int) -> bytes:
-    """Compact JSON ``text`` 2-space indented as it stands ``level`` containers deep, as
-    :func:`_models_text` writes it; text orjson cannot read (a lone surrogate escape, an int
-    beyond 64 bits) is written compact, which is the same JSON."""
+    """Compact JSON ``text`` read from a file, 2-space indented as it stands ``level``
+    containers deep, as :func:`_models_text` writes it (numbers and escapes re-spelled by
+    orjson); text orjson cannot read (a lone surrogate escape, an int beyond 64 bits) is
+    written compact, which is the same JSON."""
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         return text
     pretty = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
     return utf8_bytes(go_escape(pretty)).replace(b"\n", b"\n" + b"  " * level)
+
+
+def _reindented(text: bytes, level: int) -> bytes:
+    """:func:`_indented` of a text :func:`case_result_texts` wrote: only whitespace changes,
+    strings and numbers are copied as they are (``msgspec.json.format`` decodes no value),
+    which is what the encoder writes indented. Text msgspec cannot read (a lone surrogate
+    escape) is written compact, which is the same JSON."""
+    try:
+        pretty = msgspec.json.format(text, indent=2)
+    except msgspec.DecodeError:
+        return text
+    return pretty.replace(b"\n", b"\n" + b"  " * level)
 
 
 def _model_chunks(

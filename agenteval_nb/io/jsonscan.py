@@ -73,11 +73,13 @@ def quick_scan(text: str, limit: int) -> Scan:
     return _scan_bytes(text.encode("utf-8", "surrogatepass"), limit)
 
 
-def scan_file(data: bytes, max_depth: int = MAX_DEPTH) -> FileScan:
+def scan_file(data: bytes, max_depth: int = MAX_DEPTH, nesting: bool = True) -> FileScan:
     """One vectorised pass over a whole file that is decoded a part at a time (a streamed eval
     set): decode it whole when ``may_break_rules``, so that a broken rule is the loader's
-    error (file, JSON path, line) before any part is used."""
-    scan = _scan_bytes(data, max_depth)
+    error (file, JSON path, line) before any part is used. ``nesting=False``: the caller knows
+    that no part can nest deeper than ``max_depth`` (no part has that many brackets), and the
+    depth pass is left out."""
+    scan = _scan_bytes(data, max_depth, nesting)
     huge = (scan.exponent or scan.digits >= 200) and _MAYBE_HUGE_BYTES.search(data) is not None
     return FileScan(scan.deep or huge, scan.int_digits < EXACT_INT_DIGITS)
 
@@ -114,13 +116,13 @@ def has_huge_int(text: str) -> bool:
     return _longest_run((raw >= ord("0")) & (raw <= ord("9"))) >= 309
 
 
-def _scan_bytes(data: bytes, limit: int) -> Scan:
+def _scan_bytes(data: bytes, limit: int, nesting: bool = True) -> Scan:
     """Upper bounds for the slow checks of :func:`~agenteval_nb.io.decoding.decode_text`, in
     one vectorised pass over UTF-8 bytes (4 MiB at a time, so the scan's own memory stays
     small). When ``deep`` is False, :func:`deeper_than` cannot hit; when ``exponent`` is False
     and ``digits < 200``, :data:`MAYBE_HUGE` cannot match."""
     raw = np.frombuffer(data, dtype=np.uint8)
-    counting = data.count(b"[") + data.count(b"{") > limit
+    counting = nesting and data.count(b"[") + data.count(b"{") > limit
     deep = exponent = False
     depth = digits = int_digits = 0
     strings = (False, 0)  # inside a string at the chunk's end, trailing backslashes

@@ -151,14 +151,14 @@ def open_evalset(src: Source | bytes) -> CaseSource:
     if read is None:
         return ModelCases(load_evalset(src))  # type: ignore[arg-type]
     data, source = read
-    scan = scan_file(data)
-    if scan.may_break_rules:
-        return _whole(src, source)
     try:
         top = _TOP.decode(data)
         raw = _LIST.decode(top["evalCases"])
         keys = [_KEYS.decode(r) for r in raw]
-    except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
+    except (msgspec.DecodeError, msgspec.ValidationError, KeyError, RecursionError):
+        return _whole(src, source)  # (msgspec refuses nesting far beyond the depth rule)
+    scan = scan_file(data, nesting=_may_nest_too_deep(top, raw))
+    if scan.may_break_rules:
         return _whole(src, source)
     if "eval_cases" in top or "eval_set_id" in top:
         return _whole(src, source)
@@ -175,6 +175,21 @@ def open_evalset(src: Source | bytes) -> CaseSource:
     names = (k.sessionInput.appName for k in keys if k.sessionInput is not None)
     app_name = next((n for n in names if n), None)
     return StreamedCases(source, header, ids, app_name, raw, scan.short_digits)
+
+
+def _may_nest_too_deep(top: dict[str, msgspec.Raw], cases: list[msgspec.Raw]) -> bool:
+    """Whether a part of a split eval set file may nest deeper than :data:`MAX_DEPTH`: a
+    header value stands one level deep, a case two, and a part nests no deeper than it has
+    brackets (counted at C speed, strings included: an upper bound)."""
+    header = (value for key, value in top.items() if key != "evalCases")
+    return any(_brackets(v) > MAX_DEPTH - 1 for v in header) or any(
+        _brackets(r) > MAX_DEPTH - 2 for r in cases
+    )
+
+
+def _brackets(part: msgspec.Raw) -> int:
+    text = bytes(part)
+    return text.count(b"[") + text.count(b"{")
 
 
 def _whole(src: Source | bytes, source: str) -> ModelCases:

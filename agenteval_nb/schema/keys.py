@@ -59,16 +59,9 @@ def fold_keys(cls: type[BaseModel], data: Any) -> Any:
         return data
     accepted, lower, nested = _index(cls)
     if not accepted.issuperset(data):
-        fixed: dict[str, Any] = {}
-        for key, value in data.items():
-            target = (
-                lower.get(key.lower()) if isinstance(key, str) and key not in accepted else None
-            )
-            if target is not None and target not in data:
-                fixed[target] = value
-            else:
-                fixed[key] = value
-        data = fixed
+        data = _renamed(data, accepted, lower)
+    if not nested:
+        return data
     changed: dict[str, Any] | None = None
     for key, value in data.items():  # the document's keys: usually fewer than the fields
         spec = nested.get(key)
@@ -92,3 +85,18 @@ def fold_keys(cls: type[BaseModel], data: Any) -> Any:
                 changed = dict(data)
             changed[key] = new
     return changed if changed is not None else data
+
+
+def _renamed(
+    data: dict[str, Any], accepted: frozenset[str], lower: dict[str, str]
+) -> dict[str, Any]:
+    """``data`` with each key that is not accepted renamed to the wire key it matches ignoring
+    case, unless that wire key is given too (the exact key wins, as in Go)."""
+    fixed: dict[str, Any] = {}
+    for key, value in data.items():
+        target = lower.get(key.lower()) if isinstance(key, str) and key not in accepted else None
+        if target is not None and target not in data:
+            fixed[target] = value
+        else:
+            fixed[key] = value
+    return fixed

@@ -170,6 +170,30 @@ def test_save_writes_the_texts_as_they_are(es_path, tmp_path):
     assert load_result(tmp_path / "streamed.evalset_result.json") == run.result
 
 
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"big": 123456789012345678901234567890, "tiny": 5e-324, "exp": 1e21, "neg": -0.0},
+        {"text": '<&> é \u2028 \x1f "q" \\ /', "empty": [], "obj": {}},
+    ],
+    ids=["numbers beyond 64 bits", "escapes"],
+)
+def test_save_of_odd_content_writes_the_model_paths_bytes(odd, tmp_path):
+    """Re-indenting a kept case text changes whitespace only: an int beyond 64 bits (which
+    orjson cannot read) is indented like the rest, numbers and escapes keep their spelling."""
+    tool = {"id": "t1", "name": "lookup", "arguments": odd, "result": odd}
+    cases = [trace_case(f"c{i}", ["a"], ["a"], **{"metaData": odd} if i else {}) for i in range(3)]
+    for case in cases:
+        for conversation in (case["conversation"], case["actualConversation"]):
+            conversation[0]["tools"] = [tool]
+    path = tmp_path / "odd.evalset.json"
+    path.write_text(json.dumps(evalset(*cases)))
+    run = _evaluate(path)
+    streamed = run.save(tmp_path / "streamed.evalset_result.json").read_bytes()
+    model = save_result(run.result, tmp_path / "model.evalset_result.json").read_bytes()
+    assert streamed == model
+
+
 def test_a_case_that_does_not_validate_fails_alone(tmp_path):
     doc = _cases(5)
     doc["evalCases"][2]["conversation"] = "not a list"

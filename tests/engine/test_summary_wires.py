@@ -122,3 +122,15 @@ def test_saving_a_streamed_run_builds_no_case_summary_model(es_path, tmp_path, m
         == json.loads(expected)["summary"]["evalCaseSummaries"]
     )
     assert whole.summary.eval_case_summaries
+
+
+def test_equal_outcomes_share_their_wire_form_but_minus_zero_keeps_its_sign():
+    """Wire parts of equal outcomes are built once; ``-0.0 == 0.0`` must not make them one."""
+    cases = [
+        CaseOutcome(f"c{i}", 1, "failed", None, (MetricOutcome("m", score, "failed", 1.0),))
+        for i, score in enumerate([0.0, -0.0, 0.0, -0.0])
+    ]
+    parts = summary_parts(cases, 1)
+    assert _file(parts, parts.case_summary_wires()) == _file(parts, parts.case_summaries())
+    wires = list(parts.case_summary_wires())
+    assert wires[0]["metricSummaries"] is wires[2]["metricSummaries"]

@@ -1,0 +1,137 @@
+"""The bulk case — trace mode, deterministic metrics, an eval set file — over a varied corpus:
+the streamed path (cases split from the file, results kept as text, tables built per batch,
+the file written from the texts and the case outcomes) writes the bytes and builds the tables
+of the model path (the whole result model, written by pydantic, tables built from it)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from _builders import evalset, trace_case
+
+import agenteval_nb as ae
+from agenteval_nb.analysis.frames import BUILDERS
+from agenteval_nb.analysis.record import RunRecord, whole_result
+from agenteval_nb.io import save_result
+
+METRICS = [
+    {
+        "metricName": "tool_trajectory_avg_score",
+        "threshold": 1.0,
+        "criterion": {
+            "toolTrajectory": {
+                "defaultStrategy": {"name": {}, "arguments": {"ignoreTree": {"request_id": True}}}
+            }
+        },
+    },
+    {
+        "metricName": "final_response_avg_score",
+        "threshold": 0.5,
+        "criterion": {
+            "finalResponse": {"text": {"matchStrategy": "contains", "caseInsensitive": True}}
+        },
+    },
+]
+
+
+def _tool(i: int, **arguments) -> dict:
+    return {
+        "id": f"call-{i}",
+        "name": f"tool_{i % 3}",
+        "arguments": {"query": f"q{i}", "request_id": f"r{i}", **arguments},
+        "result": {"value": i / 7, "items": [i, i + 1]},
+    }
+
+
+def _with_tools(case: dict, expected: list[list[dict]], actual: list[list[dict]]) -> dict:
+    for turn, tools in zip(case["conversation"], expected, strict=True):
+        turn["tools"] = tools
+    for turn, tools in zip(case["actualConversation"], actual, strict=True):
+        turn["tools"] = tools
+    return case
+
+
+def _corpus() -> list[dict]:
+    """Passing, failing, reordered, changed arguments, missing fields, odd types, unicode, huge
+    ints, context messages, multi-turn and a case that does not validate."""
+    tools = [_tool(1), _tool(2, options={"unit": "c", "tags": ["a", "b"]})]
+    cases = [
+        _with_tools(trace_case("pass", ["The answer"], ["the ANSWER."]), [tools], [tools]),
+        _with_tools(trace_case("fail", ["yes"], ["no"]), [tools], [tools[:1]]),
+        _with_tools(
+            trace_case("reordered", ["a"], ["a"]), [tools], [list(reversed(copy.deepcopy(tools)))]
+        ),
+        _with_tools(
+            trace_case("changed-args", ["a"], ["a"]),
+            [[_tool(1)]],
+            [[_tool(1, query="other")]],
+        ),
+        _with_tools(
+            trace_case("ignored-arg", ["a"], ["a"]),
+            [[_tool(4)]],
+            [[{**_tool(4), "arguments": {**_tool(4)["arguments"], "request_id": "x"}}]],
+        ),
+        trace_case("no-final", [None], ["something"]),  # expected turn without finalResponse
+        _with_tools(
+            trace_case("odd-types", ["1"], ["1"]),
+            [[{"id": "t", "name": "n", "arguments": [1, 2.5, None, True, {}], "result": None}]],
+            [[{"id": "t", "name": "n", "arguments": [1, 2.5, None, True, {}], "result": None}]],
+        ),
+        _with_tools(
+            trace_case("unicode", ["héllo <b>&</b> \u2028 😀"], ["HÉLLO <b>&</b> \u2028 😀!"]),
+            [[_tool(5, text='é\u2029<>&\x1f"\\')]],
+            [[_tool(5, text='é\u2029<>&\x1f"\\')]],
+        ),
+        _with_tools(
+            trace_case("huge-ints", ["n"], ["n"]),
+            [[_tool(6, big=123456789012345678901234567890, exp=1e21, tiny=5e-324)]],
+            [[_tool(6, big=123456789012345678901234567890, exp=1e21, tiny=5e-324)]],
+        ),
+        trace_case(
+            "context",
+            ["ok"],
+            ["ok"],
+            contextMessages=[{"role": "system", "content": "be brief"}],
+        ),
+        _with_tools(
+            trace_case("multi-turn", ["one", "two", "three"], ["one", "2", "three"]),
+            [[_tool(7)], [], [_tool(8), _tool(9)]],
+            [[_tool(7)], [], [_tool(9), _tool(8)]],
+        ),
+        trace_case("count-mismatch", ["a", "b"], ["a"]),
+        trace_case("extra-keys", ["a"], ["a"], metaData={"owner": "qa", "n": 3}),
+        {**trace_case("bad", ["a"], ["a"]), "conversation": "not a list"},
+    ]
+    cases[5]["conversation"][0].pop("finalResponse", None)
+    return cases
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bulk") / "corpus.evalset.json"
+    path.write_text(json.dumps(evalset(*_corpus())), encoding="utf-8")
+    return ae.evaluate(path, ae.load_metrics(METRICS), progress=False, num_runs=2)
+
+
+def test_the_corpus_covers_passing_failing_and_broken_cases(run):
+    statuses = dict(zip(run.record.table("cases")["eval_id"], run.record.table("cases")["status"]))
+    assert statuses["pass"] == statuses["reordered"] == "passed"  # unordered by default
+    assert statuses["fail"] == statuses["changed-args"] == statuses["count-mismatch"] == "failed"
+    assert statuses["bad"] == "failed"
+    assert run.streaming
+
+
+def test_the_streamed_file_is_the_bytes_of_the_model_path(run, tmp_path):
+    streamed = run.save(tmp_path / "streamed.evalset_result.json").read_bytes()
+    model = save_result(whole_result(run.record), tmp_path / "model.evalset_result.json")
+    assert streamed == model.read_bytes()
+
+
+def test_the_streamed_tables_are_the_model_paths_tables(run):
+    record = run.record  # (its eval sets hold a case that does not validate; only case
+    # rubrics are read from them, and the corpus has none)
+    model = RunRecord(result=whole_result(record), metrics=record.metrics)
+    for kind in BUILDERS:
+        assert record.table(kind).equals(model.table(kind), null_equal=True), kind
