@@ -47,7 +47,7 @@ def metric_pass_rates(record: RunRecord) -> dict[str, tuple[int, int]]:
     frame = summary_frame(record)
     return {
         name or "": (int(p), int(n))
-        for name, p, n in frame.select("metric_name", "n_passed", "n").iter_rows()
+        for name, p, n in frame.select("metric_name", "n_passed", "n_cases").iter_rows()
     }
 
 

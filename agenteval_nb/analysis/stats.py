@@ -419,6 +419,7 @@ _SUMMARY_SCHEMA: dict[str, Any] = {
     "ci_low": pl.Float64,
     "ci_high": pl.Float64,
     "n_passed": pl.Int64,
+    "n_cases": pl.Int64,
     "pass_rate": pl.Float64,
     "pass_rate_ci_low": pl.Float64,
     "pass_rate_ci_high": pl.Float64,
@@ -439,7 +440,9 @@ def summary_frame(
     column of :meth:`cases_df` or maps eval_id → cluster; the SE is then clustered
     (``se_kind="clustered"``) and ``se_iid`` keeps the unclustered value. Columns:
     ``metric_name, n, n_runs, mean, se, se_iid, se_kind, n_clusters, ci_low, ci_high,
-    n_passed, pass_rate, pass_rate_ci_low, pass_rate_ci_high, threshold``.
+    n_passed, n_cases, pass_rate, pass_rate_ci_low, pass_rate_ci_high, threshold``: ``n`` counts
+    the cases with a finite mean (the mean's sample), ``n_cases`` every evaluated case (the pass
+    rate's denominator: ``pass_rate = n_passed / n_cases``).
     """
     per_case = across_runs_frame(record, "case").filter(pl.col("n_runs") > 0)
     clusters_of = _clusters(record, cluster) if cluster is not None else None
@@ -460,6 +463,7 @@ def summary_frame(
         stats.update(
             metric_name=name,
             n_runs=int(group["n_runs"].sum()),
+            n_cases=len(ids),
             se_iid=mean_se(scores),
             threshold=group["threshold"][0],
         )
