@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # this checkout, not an installed copy
 
 VARIANTS = ("file", "evalset", "results_dir", "load_run")
 
@@ -112,7 +112,9 @@ def main() -> None:
         )
         rows = {v: _child(v, n, out) for v in VARIANTS if v in wanted}
     for variant, r in rows.items():
-        print(f"{variant:>12}, {n} invocations: {r['seconds']:7.2f}s, peak RSS {r['peak_mb']:6.0f} MB")
+        print(
+            f"{variant:>12}, {n} invocations: {r['seconds']:7.2f}s, peak RSS {r['peak_mb']:6.0f} MB"
+        )
     if "file" in rows and "evalset" in rows:
         ratio = rows["evalset"]["peak_mb"] / rows["file"]["peak_mb"]
         print(f"peak RSS, eval set in hand / file path: {ratio:.2f}×   (goal: <= 1 GB)")
