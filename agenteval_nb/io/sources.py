@@ -243,8 +243,10 @@ _RUN = msgspec.json.Decoder(_RunKey)
 
 def open_result(src: Source | bytes) -> StreamedResult | None:
     """A result path, text or bytes split for streaming, or None when the document should be
-    loaded whole (not a Go-format result object, no ``summary`` to keep, or case results
-    without ``runId``: those need the summary computed, SPEC §8.6)."""
+    loaded whole (not a Go-format result object, or case results without a ``runId`` of 1 or
+    more in a file without ``summary``: those are read as run 1 with a note, SPEC §8.6; with a
+    summary, every case result needs a ``runId``). Without a ``summary`` (or with a null one)
+    ``head.summary`` is None: the reader computes it from the case results."""
     read = _read_bytes(src)
     if read is None:
         return None
@@ -253,13 +255,15 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
         top = _TOP.decode(data)
         raw = _LIST.decode(top["evalCaseResults"])
         run_ids = [_RUN.decode(r).runId for r in raw]
-        summary = _TOP.decode(top["summary"])
+        summary_raw = top.get("summary")
+        has_summary = summary_raw is not None and bytes(summary_raw).strip() != b"null"
+        summary = _TOP.decode(summary_raw) if has_summary else {}  # type: ignore[arg-type]
         summaries_raw = summary.pop("evalCaseSummaries", None)
         if summaries_raw is not None:
             _LIST.decode(summaries_raw)  # an array (or null), else the whole file's error
     except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
-        return None  # not a Go-format result with a summary object: loaded whole
-    if any(r is None for r in run_ids):
+        return None  # not a Go-format result: loaded whole
+    if any(r is None for r in run_ids) or (not has_summary and not all(run_ids)):
         return None
     depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
     head_data = {
@@ -267,9 +271,10 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
         for k, v in top.items()
         if k not in ("evalCaseResults", "summary")
     }
-    head_data["summary"] = {
-        k: decode_json(bytes(v), source, ("summary", k), depth) for k, v in summary.items()
-    }
+    if has_summary:
+        head_data["summary"] = {
+            k: decode_json(bytes(v), source, ("summary", k), depth) for k, v in summary.items()
+        }
     check_kind("eval set result", {**head_data, "evalCaseResults": []}, source)
     head = validate_model(EvalSetResult, head_data, source)
     if summaries_raw is not None and bytes(summaries_raw).strip() == b"null":
