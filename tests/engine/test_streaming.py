@@ -269,3 +269,12 @@ def test_case_summaries_are_built_on_request_not_kept(es_path, tmp_path):
     assert loaded.streaming and loaded.header.summary.eval_case_summaries is None
     assert list(loaded.case_summaries()) == built
     assert loaded.result.summary == run.result.summary == whole.summary
+
+
+def test_save_result_of_a_run_writes_its_case_texts_without_models(es_path, tmp_path, monkeypatch):
+    run = _evaluate(ae.load_evalset(es_path))  # an eval set in hand streams like its file
+    decoded = Counter(monkeypatch, CaseDetails, "_decode")
+    path = ae.save_result(run, tmp_path / "run.evalset_result.json")
+    assert decoded.calls == 0 and run.record.streaming
+    whole = ae.save_result(run.result, tmp_path / "model.evalset_result.json")
+    assert path.read_bytes() == whole.read_bytes()
