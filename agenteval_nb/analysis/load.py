@@ -175,7 +175,7 @@ def _streamed_record(
     cases = {c.eval_id: c for es in sets for c in es.eval_cases or () if c is not None}
     builder = RecordBuilder(metrics, source=streamed.source)
     with gc_paused():
-        for i in range(len(streamed.raw)):
+        for i in range(len(streamed.texts)):
             result = streamed.case_result(i)
             if computed:
                 _check_case_summable(result, i, streamed.source)

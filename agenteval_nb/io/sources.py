@@ -201,18 +201,19 @@ def _read_bytes(src: Source | bytes) -> tuple[bytes, str] | None:
 @dataclass
 class StreamedResult:
     """A result file split like a streamed eval set: the validated header (summary included,
-    no case results), each case result's raw text, and each one's ``runId``."""
+    no case results), each case result's compact text, and each one's ``runId``. Nothing
+    refers to the file's bytes: they are freed once it is split."""
 
     source: str
     head: EvalSetResult
-    raw: list[msgspec.Raw] = field(repr=False)
+    texts: list[bytes] = field(repr=False)
     run_ids: list[int | None] = field(repr=False)
     short_digits: bool = False
-    summaries_raw: msgspec.Raw | None = field(default=None, repr=False)
-    """``summary.evalCaseSummaries`` as raw text (``head.summary`` leaves it out)."""
+    summaries_raw: bytes | None = field(default=None, repr=False)
+    """``summary.evalCaseSummaries`` as its text (``head.summary`` leaves it out)."""
 
     def text(self, index: int) -> bytes:
-        return bytes(self.raw[index])
+        return self.texts[index]
 
     def case_result(self, index: int) -> EvalCaseResult:
         """Case result ``index``, decoded and validated as
@@ -232,6 +233,16 @@ class StreamedResult:
             at = (*prefix, i)
             data = decode_json(bytes(raw), self.source, at, short_digits=self.short_digits)
             yield validate_model(CaseSummary, data, self.source, at)
+
+
+def compact_text(raw: msgspec.Raw) -> bytes:
+    """The JSON text ``raw`` without its whitespace, every value written as it stands (an
+    indented file's case result is about twice its compact text); text msgspec will not
+    reformat (a lone surrogate escape) is kept as it is."""
+    try:
+        return msgspec.json.format(raw, indent=-1)
+    except msgspec.DecodeError:
+        return bytes(raw)
 
 
 class _RunKey(msgspec.Struct):
@@ -277,6 +288,8 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
         }
     check_kind("eval set result", {**head_data, "evalCaseResults": []}, source)
     head = validate_model(EvalSetResult, head_data, source)
-    if summaries_raw is not None and bytes(summaries_raw).strip() == b"null":
-        summaries_raw = None
-    return StreamedResult(source, head, raw, run_ids, short_digit_runs(data), summaries_raw)
+    summaries = None if summaries_raw is None else bytes(summaries_raw)
+    if summaries is not None and summaries.strip() == b"null":
+        summaries = None
+    texts = [compact_text(r) for r in raw]
+    return StreamedResult(source, head, texts, run_ids, short_digit_runs(data), summaries)

@@ -19,6 +19,7 @@ from agenteval_nb.io import (
     CaseDetails,
     ModelCases,
     StreamedCases,
+    case_result_texts,
     load_result,
     open_evalset,
     save_result,
@@ -278,3 +279,11 @@ def test_save_result_of_a_run_writes_its_case_texts_without_models(es_path, tmp_
     assert decoded.calls == 0 and run.record.streaming
     whole = ae.save_result(run.result, tmp_path / "model.evalset_result.json")
     assert path.read_bytes() == whole.read_bytes()
+
+
+def test_a_loaded_result_keeps_compact_case_texts_not_the_files_indented_ones(es_path, tmp_path):
+    path = _evaluate(es_path).save(tmp_path / "r.evalset_result.json")
+    loaded = ae.load_run(path)
+    texts = [loaded.record._details.text(i) for i in range(loaded.record.num_case_results)]
+    assert texts == case_result_texts(list(load_result(path).eval_case_results))
+    assert loaded.save(tmp_path / "again.evalset_result.json").read_bytes() == path.read_bytes()

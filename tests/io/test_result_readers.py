@@ -76,7 +76,7 @@ def _mutated(loc: tuple[Any, ...], value: Any, summary: bool) -> dict[str, Any]:
 def _read_streamed(path: Path) -> None:
     streamed = open_result(path)
     if streamed is not None:
-        for i in range(len(streamed.raw)):
+        for i in range(len(streamed.texts)):
             streamed.case_result(i)
         list(streamed.case_summaries())
 
