@@ -19,7 +19,7 @@ _EXPORTS: dict[str, str] = {
     "load_result": "agenteval_nb.io",
     "save_evalset": "agenteval_nb.io",
     "save_metrics": "agenteval_nb.io",
-    "save_result": "agenteval_nb.io",
+    "save_result": "agenteval_nb.runs",
     "load_metrics_config": "agenteval_nb.io",
     "evalset_from_df": "agenteval_nb.io",
     "evalset_from_dataset": "agenteval_nb.io",

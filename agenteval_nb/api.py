@@ -16,7 +16,7 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
-from .analysis.record import RecordBuilder, whole_result
+from .analysis.record import RecordBuilder
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
@@ -227,7 +227,7 @@ def evaluation_run(
 
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:
-        saved_id = result_store.save(out.app_name, whole_result(record))
+        saved_id = record.save_to(result_store, out.app_name)
         run.info["saved_result_id"] = saved_id
     return run
 

@@ -1,6 +1,8 @@
 """Getting runs: ``ae.load_run``, :class:`RunCollection` and :func:`as_run`, the one coercion of
 every door that takes a run.
 
+``ae.save_result`` writes a run's result file (:func:`save_result`) as the run holds it.
+
 ``load_run`` accepts whatever the Go framework (or this package) writes — a result file, JSON
 text, a dict, an ``EvalSetResult`` (read by :func:`~agenteval_nb.analysis.load.load_record`) —
 and an ``EvalRun``; a directory gives a :class:`RunCollection` of every result file under it; a
@@ -13,6 +15,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, overload
 
 import polars as pl
@@ -32,10 +35,24 @@ from .analysis.paired import compare_records
 from .analysis.record import RunRecord
 from .analysis.reviews import reviews_frame
 from .evalrun import EvalRun
+from .io import save_result as save_result_model
 from .schema import EvalSetResult
 from .stores.base import ResultStore
 
-__all__ = ["RunCollection", "RunLike", "as_run", "load_run"]
+__all__ = ["RunCollection", "RunLike", "as_run", "load_run", "save_result"]
+
+
+def save_result(result: EvalSetResult | EvalRun | RunRecord, path: str | os.PathLike[str]) -> Path:
+    """Write a result file atomically, in the Go format.
+
+    A run (``ae.evaluate``'s, ``ae.load_run``'s) is written as ``run.save(path)`` writes it:
+    a streamed run's case results as the file texts it holds, so no case result model is
+    built (``run.result`` builds every one: a 100k-case result is gigabytes of models). A
+    result model is written one case result at a time.
+    """
+    if isinstance(result, (EvalRun, RunRecord)):
+        return result.save(path)
+    return save_result_model(result, path)
 
 
 @overload

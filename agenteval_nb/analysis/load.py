@@ -7,8 +7,8 @@ the case results (SPEC §8.6), as older Go files have none. Run numbers the file
 (``numRuns`` or a ``runId`` above its count of run summaries or case results) are a
 :class:`~agenteval_nb.errors.FormatError`, and so is a case result the missing summary cannot be
 computed from (:func:`_check_summable`): every reader error names the file (``<object>`` for
-data in memory) and the JSON path. A Go-format file is streamed: each case result is
-validated, added to the tables and kept as its file text, one at a time.
+data in memory) and the JSON path. A Go-format file is streamed, with or without its summary:
+each case result is validated, added to the tables and kept as its file text, one at a time.
 
 Folders and result stores hold several results: :func:`result_files` lists a folder's; the
 front door (:func:`agenteval_nb.runs.load_run`) turns each into a run.
@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from .._gc import gc_paused
-from ..engine.summary import SummaryError, check_run_ids, check_run_numbers
+from ..engine.summary import (
+    CaseOutcome,
+    SummaryError,
+    case_outcome,
+    check_run_ids,
+    check_run_numbers,
+    summary_parts,
+)
 from ..errors import FormatError
 from ..io import (
     OBJECT_SOURCE,
@@ -35,7 +42,14 @@ from ..io import (
     open_result,
     preview,
 )
-from ..schema import EvalMetric, EvalSet, EvalSetResult, EvalStatus, summarize_statuses
+from ..schema import (
+    EvalCaseResult,
+    EvalMetric,
+    EvalSet,
+    EvalSetResult,
+    EvalStatus,
+    summarize_statuses,
+)
 from .record import RecordBuilder, RunRecord, with_summary
 
 RESULT_SUFFIX = ".evalset_result.json"
@@ -149,21 +163,36 @@ def _streamed_record(
     path: Path | None,
 ) -> RunRecord:
     """The record of a split result file: each case result validated, added to the tables and
-    kept as its file text, one at a time (the file's own summary is kept)."""
+    kept as its file text, one at a time. The file's own summary is kept; a missing one is
+    computed from the case outcomes (each case result checked by :func:`_check_case_summable`
+    as it passes)."""
     try:
         check_run_numbers(streamed.head.summary, streamed.run_ids)
     except SummaryError as exc:
         raise FormatError(streamed.source, exc.json_path, f"a consistent result: {exc}") from None
+    computed = streamed.head.summary is None
+    outcomes: list[CaseOutcome] = []
     cases = {c.eval_id: c for es in sets for c in es.eval_cases or () if c is not None}
     builder = RecordBuilder(metrics, source=streamed.source)
     with gc_paused():
-        for i in range(len(streamed.raw)):
+        for i in range(len(streamed.texts)):
             result = streamed.case_result(i)
+            if computed:
+                _check_case_summable(result, i, streamed.source)
+                outcomes.append(case_outcome(result))
             builder.add_text(i, cases.get(result.eval_id or ""), result, streamed.text(i))
-    info, app_name = _file_info(path, summary_computed=False)
+    info, app_name = _file_info(path, summary_computed=computed)
+    head, summaries, wires = streamed.head, None, None
+    if computed:
+        parts = summary_parts(outcomes, None)
+        head = head.model_copy(update={"summary": parts.head})
+        summaries, wires = parts.case_summaries, parts.case_summary_wires
+    elif streamed.summaries_raw is not None:
+        summaries = streamed.case_summaries
     record = builder.record(
-        streamed.head,
-        case_summaries=streamed.case_summaries if streamed.summaries_raw is not None else None,
+        head,
+        case_summaries=summaries,
+        case_summary_wires=wires,
         metrics=metrics,
         app_name=app_name,
         info=info,
@@ -191,29 +220,33 @@ def _with_summary(result: EvalSetResult, source: str) -> tuple[EvalSetResult, li
 
 
 def _check_summable(result: EvalSetResult, source: str) -> None:
-    """A :class:`FormatError` at the first case result the summary cannot be computed from
-    (SPEC §8.6): an empty ``evalId``, a negative ``runId`` (a missing or zero one is read as run
-    1), a ``finalEvalStatus`` that is not one the summary counts (``"PASSED"``, ``""``, a
-    status unknown to the reference)."""
+    """:func:`_check_case_summable` of every case result, in order."""
     for i, case in enumerate(result.eval_case_results or ()):
-        if case is None:
-            continue
-        at = f"$.evalCaseResults[{i}]"
-        if not case.eval_id:
-            raise FormatError(
-                source, f"{at}.evalId", f"a non-empty evalId (got {preview(case.eval_id)})"
-            )
-        if case.run_id is not None and case.run_id < 0:
-            raise FormatError(source, f"{at}.runId", f"a runId of 1 or more (got {case.run_id})")
-        try:
-            summarize_statuses([case.final_eval_status or ""])
-        except ValueError:
-            raise FormatError(
-                source,
-                f"{at}.finalEvalStatus",
-                f"one of {_COUNTED} to compute the missing summary "
-                f"(got {preview(case.final_eval_status)})",
-            ) from None
+        if case is not None:
+            _check_case_summable(case, i, source)
+
+
+def _check_case_summable(case: EvalCaseResult, index: int, source: str) -> None:
+    """A :class:`FormatError` when the missing summary cannot be computed from case result
+    ``index`` (SPEC §8.6): an empty ``evalId``, a negative ``runId`` (a missing or zero one is
+    read as run 1), a ``finalEvalStatus`` that is not one the summary counts (``"PASSED"``,
+    ``""``, a status unknown to the reference)."""
+    at = f"$.evalCaseResults[{index}]"
+    if not case.eval_id:
+        raise FormatError(
+            source, f"{at}.evalId", f"a non-empty evalId (got {preview(case.eval_id)})"
+        )
+    if case.run_id is not None and case.run_id < 0:
+        raise FormatError(source, f"{at}.runId", f"a runId of 1 or more (got {case.run_id})")
+    try:
+        summarize_statuses([case.final_eval_status or ""])
+    except ValueError:
+        raise FormatError(
+            source,
+            f"{at}.finalEvalStatus",
+            f"one of {_COUNTED} to compute the missing summary "
+            f"(got {preview(case.final_eval_status)})",
+        ) from None
 
 
 _COUNTED = ", ".join(

@@ -42,6 +42,7 @@ from ..io import (
 from ..io.reviews import Mark
 from ..offline_flags import run_flags
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
+from ..stores.base import ResultStore
 from .frames import BUILDERS, TableInput
 
 
@@ -182,6 +183,16 @@ class RunRecord:
             summaries = build() if build is not None else None
             return save_details(self._head, self._details, path, summaries)
         return save_result(self._result, path)
+
+    def save_to(self, store: Any, app_name: str) -> str:
+        """Store the result in a result store and return its id: a streamed record hands a
+        :class:`~agenteval_nb.stores.ResultStore` its case texts (a local store writes the
+        bytes :meth:`save` writes); any other store gets the whole model, built for it."""
+        if self._details is not None and self._head is not None and isinstance(store, ResultStore):
+            build = self._case_summary_wires or self._case_summaries
+            summaries = build() if build is not None else None
+            return store.save_texts(app_name, self._head, self._details, summaries)
+        return store.save(app_name, whole_result(self))  # type: ignore[no-any-return]
 
     # -- what was evaluated -------------------------------------------------------------------
 

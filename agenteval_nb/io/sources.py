@@ -216,18 +216,19 @@ def _read_bytes(src: Source | bytes) -> tuple[bytes, str] | None:
 @dataclass
 class StreamedResult:
     """A result file split like a streamed eval set: the validated header (summary included,
-    no case results), each case result's raw text, and each one's ``runId``."""
+    no case results), each case result's compact text, and each one's ``runId``. Nothing
+    refers to the file's bytes: they are freed once it is split."""
 
     source: str
     head: EvalSetResult
-    raw: list[msgspec.Raw] = field(repr=False)
+    texts: list[bytes] = field(repr=False)
     run_ids: list[int | None] = field(repr=False)
     short_digits: bool = False
-    summaries_raw: msgspec.Raw | None = field(default=None, repr=False)
-    """``summary.evalCaseSummaries`` as raw text (``head.summary`` leaves it out)."""
+    summaries_raw: bytes | None = field(default=None, repr=False)
+    """``summary.evalCaseSummaries`` as its text (``head.summary`` leaves it out)."""
 
     def text(self, index: int) -> bytes:
-        return bytes(self.raw[index])
+        return self.texts[index]
 
     def case_result(self, index: int) -> EvalCaseResult:
         """Case result ``index``, decoded and validated as
@@ -249,6 +250,16 @@ class StreamedResult:
             yield validate_model(CaseSummary, data, self.source, at)
 
 
+def compact_text(raw: msgspec.Raw) -> bytes:
+    """The JSON text ``raw`` without its whitespace, every value written as it stands (an
+    indented file's case result is about twice its compact text); text msgspec will not
+    reformat (a lone surrogate escape) is kept as it is."""
+    try:
+        return msgspec.json.format(raw, indent=-1)
+    except msgspec.DecodeError:
+        return bytes(raw)
+
+
 class _RunKey(msgspec.Struct):
     runId: int | None = None
 
@@ -258,8 +269,10 @@ _RUN = msgspec.json.Decoder(_RunKey)
 
 def open_result(src: Source | bytes) -> StreamedResult | None:
     """A result path, text or bytes split for streaming, or None when the document should be
-    loaded whole (not a Go-format result object, no ``summary`` to keep, or case results
-    without ``runId``: those need the summary computed, SPEC §8.6)."""
+    loaded whole (not a Go-format result object, or case results without a ``runId`` of 1 or
+    more in a file without ``summary``: those are read as run 1 with a note, SPEC §8.6; with a
+    summary, every case result needs a ``runId``). Without a ``summary`` (or with a null one)
+    ``head.summary`` is None: the reader computes it from the case results."""
     read = _read_bytes(src)
     if read is None:
         return None
@@ -268,13 +281,15 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
         top = _TOP.decode(data)
         raw = _LIST.decode(top["evalCaseResults"])
         run_ids = [_RUN.decode(r).runId for r in raw]
-        summary = _TOP.decode(top["summary"])
+        summary_raw = top.get("summary")
+        has_summary = summary_raw is not None and bytes(summary_raw).strip() != b"null"
+        summary = _TOP.decode(summary_raw) if has_summary else {}  # type: ignore[arg-type]
         summaries_raw = summary.pop("evalCaseSummaries", None)
         if summaries_raw is not None:
             _LIST.decode(summaries_raw)  # an array (or null), else the whole file's error
     except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
-        return None  # not a Go-format result with a summary object: loaded whole
-    if any(r is None for r in run_ids):
+        return None  # not a Go-format result: loaded whole
+    if any(r is None for r in run_ids) or (not has_summary and not all(run_ids)):
         return None
     depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
     head_data = {
@@ -282,11 +297,14 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
         for k, v in top.items()
         if k not in ("evalCaseResults", "summary")
     }
-    head_data["summary"] = {
-        k: decode_json(bytes(v), source, ("summary", k), depth) for k, v in summary.items()
-    }
+    if has_summary:
+        head_data["summary"] = {
+            k: decode_json(bytes(v), source, ("summary", k), depth) for k, v in summary.items()
+        }
     check_kind("eval set result", {**head_data, "evalCaseResults": []}, source)
     head = validate_model(EvalSetResult, head_data, source)
-    if summaries_raw is not None and bytes(summaries_raw).strip() == b"null":
-        summaries_raw = None
-    return StreamedResult(source, head, raw, run_ids, short_digit_runs(data), summaries_raw)
+    summaries = None if summaries_raw is None else bytes(summaries_raw)
+    if summaries is not None and summaries.strip() == b"null":
+        summaries = None
+    texts = [compact_text(r) for r in raw]
+    return StreamedResult(source, head, texts, run_ids, short_digit_runs(data), summaries)

@@ -26,7 +26,8 @@ from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any, Self
 
-from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
+from ..io import CaseDetails
+from ..schema import CaseSummary, EvalCase, EvalMetric, EvalSet, EvalSetResult
 
 CaseLike = EvalCase | Mapping[str, Any]
 """An eval case, or its wire-format dict (validated on the way in)."""
@@ -155,6 +156,26 @@ class ResultStore(_Closable, ABC):
         ``evalSetResultId`` becomes ``"<app>_<evalSetId>_<uuid4>"``; ``evalSetResultName``
         defaults to the id and ``creationTimestamp`` to now. An existing id is overwritten.
         """
+
+    def save_texts(
+        self,
+        app_name: str,
+        head: EvalSetResult,
+        cases: CaseDetails,
+        case_summaries: Iterable[CaseSummary | dict[str, Any]] | None = None,
+    ) -> str:
+        """:meth:`save` of a result given as its ``head`` (no case results; its summary
+        without case summaries when ``case_summaries`` supplies them, as wire dicts or models)
+        and its case results as file texts — how a streamed run is stored.
+
+        This default decodes them into one model for :meth:`save`; a store that keeps file
+        text (local files) writes the texts as they are.
+        """
+        update: dict[str, Any] = {"eval_case_results": list(cases)}
+        if case_summaries is not None and head.summary is not None:
+            summaries = [CaseSummary.model_validate(s) for s in case_summaries]
+            update["summary"] = head.summary.model_copy(update={"eval_case_summaries": summaries})
+        return self.save(app_name, head.model_copy(update=update))
 
     @abstractmethod
     def get(self, app_name: str, eval_set_result_id: str) -> EvalSetResult:

@@ -17,13 +17,14 @@ import builtins
 import os
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .. import io
 from ..errors import FormatError
-from ..schema import EvalMetric, EvalSet, EvalSetResult
+from ..schema import CaseSummary, EvalMetric, EvalSet, EvalSetResult
+from . import rules
 from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
 from .errors import NotFoundError
 from .locator import (
@@ -188,6 +189,21 @@ class LocalResultStore(_LocalFiles, DocumentResultStore):
     def _write(self, app_name: str, result: EvalSetResult) -> None:
         result_id = result.eval_set_result_id or ""
         io.write_text_atomic(self._target(app_name, result_id), io.dumps(result))
+
+    def save_texts(
+        self,
+        app_name: str,
+        head: EvalSetResult,
+        cases: io.CaseDetails,
+        case_summaries: Iterable[CaseSummary | dict[str, Any]] | None = None,
+    ) -> str:
+        """Write the case texts as they are (the bytes :meth:`save` of the whole model
+        writes), with the defaults of :meth:`save` applied to ``head``."""
+        stored = rules.prepare_result(app_name, head, self._clock)
+        result_id = rules.require(stored.eval_set_result_id, "eval set result id")
+        with self._lock:
+            io.save_details(stored, cases, self._target(app_name, result_id), case_summaries)
+        return result_id
 
     def _ids(self, app_name: str) -> builtins.list[str]:
         return self._list(app_name)

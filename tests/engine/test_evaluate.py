@@ -474,3 +474,35 @@ def test_results_dir_saves_the_result_through_the_local_store(tmp_path):
     from agenteval_nb.io import load_result
 
     assert load_result(path).eval_case_results[0].final_eval_status == "passed"
+
+
+def _two_case_set():
+    return evalset(trace_case("c1", ["a"], ["a"]), trace_case("c2", ["a"], ["b"]))
+
+
+def test_results_dir_writes_the_bytes_run_save_writes(tmp_path):
+    r = run(_two_case_set(), results_dir=tmp_path / "store")
+    saved = tmp_path / "store" / "app" / f"{r.info['saved_result_id']}.evalset_result.json"
+    assert saved.read_bytes() == r.save(tmp_path / "again.json").read_bytes()
+
+
+class _TextsOnlyStore(ae.stores.LocalResultStore):
+    """A local store that refuses whole models: a streamed run must hand it case texts."""
+
+    def save(self, app_name, result):
+        raise AssertionError("a streamed run was stored as a whole model")
+
+
+def test_a_result_store_gets_a_streamed_runs_case_texts_not_a_whole_model(tmp_path):
+    store = _TextsOnlyStore(tmp_path)
+    r = run(_two_case_set(), result_store=store)
+    assert r.record.streaming
+    saved = store.path("app", r.info["saved_result_id"])
+    assert saved.read_bytes() == r.save(tmp_path / "again.json").read_bytes()
+
+
+def test_a_store_of_models_gets_the_whole_result_from_case_texts():
+    store = ae.stores.InMemoryResultStore()
+    r = run(_two_case_set(), result_store=store)
+    stored = store.get("app", r.info["saved_result_id"])
+    assert stored.model_dump(by_alias=True) == r.result.model_dump(by_alias=True)

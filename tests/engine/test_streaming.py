@@ -19,6 +19,7 @@ from agenteval_nb.io import (
     CaseDetails,
     ModelCases,
     StreamedCases,
+    case_result_texts,
     load_result,
     open_evalset,
     save_result,
@@ -226,13 +227,38 @@ def test_load_run_streams_a_result_file(es_path, tmp_path, monkeypatch):
     assert loaded.save(tmp_path / "again.evalset_result.json").read_bytes() == path.read_bytes()
 
 
-def test_a_result_without_summary_is_loaded_whole_and_summarised(tmp_path):
+@pytest.mark.parametrize("summary", ["absent", "null"])
+def test_a_result_without_summary_streams_to_the_run_of_the_file_with_it(
+    es_path, tmp_path, monkeypatch, summary
+):
+    with_summary = _evaluate(es_path, num_runs=2).save(tmp_path / "r.evalset_result.json")
+    doc = json.loads(with_summary.read_text(encoding="utf-8"))
+    written = doc.pop("summary")
+    if summary == "null":
+        doc["summary"] = None
+    path = tmp_path / "old" / "r.evalset_result.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    decoded = Counter(monkeypatch, CaseDetails, "_decode")
+    loaded, reference = ae.load_run(path), ae.load_run(with_summary)
+    assert loaded.streaming and loaded.info["summary_computed"]
+    for kind in BUILDERS:
+        assert loaded.table(kind).equals(reference.table(kind), null_equal=True), kind
+    again = loaded.save(tmp_path / "again.evalset_result.json")
+    assert again.read_bytes() == with_summary.read_bytes()
+    assert decoded.calls == 0
+    assert loaded.result.summary.model_dump(by_alias=True, exclude_none=True) == written
+
+
+def test_a_result_without_summary_or_run_ids_is_loaded_whole_as_run_one(tmp_path):
     result = _evaluate(ae.load_evalset(_cases(4))).result
     path = tmp_path / "old.evalset_result.json"
-    save_result(result.model_copy(update={"summary": None}), path)
+    cases = [c.model_copy(update={"run_id": None}) for c in result.eval_case_results]
+    save_result(result.model_copy(update={"summary": None, "eval_case_results": cases}), path)
     loaded = ae.load_run(path)
     assert not loaded.streaming and loaded.info["summary_computed"]
     assert loaded.result.summary == result.summary
+    assert loaded.warnings == ["4 case result(s) without runId read as run 1"]
 
 
 def test_load_run_refuses_run_ids_the_file_cannot_back(tmp_path):
@@ -268,3 +294,20 @@ def test_case_summaries_are_built_on_request_not_kept(es_path, tmp_path):
     assert loaded.streaming and loaded.header.summary.eval_case_summaries is None
     assert list(loaded.case_summaries()) == built
     assert loaded.result.summary == run.result.summary == whole.summary
+
+
+def test_save_result_of_a_run_writes_its_case_texts_without_models(es_path, tmp_path, monkeypatch):
+    run = _evaluate(ae.load_evalset(es_path))  # an eval set in hand streams like its file
+    decoded = Counter(monkeypatch, CaseDetails, "_decode")
+    path = ae.save_result(run, tmp_path / "run.evalset_result.json")
+    assert decoded.calls == 0 and run.record.streaming
+    whole = ae.save_result(run.result, tmp_path / "model.evalset_result.json")
+    assert path.read_bytes() == whole.read_bytes()
+
+
+def test_a_loaded_result_keeps_compact_case_texts_not_the_files_indented_ones(es_path, tmp_path):
+    path = _evaluate(es_path).save(tmp_path / "r.evalset_result.json")
+    loaded = ae.load_run(path)
+    texts = [loaded.record._details.text(i) for i in range(loaded.record.num_case_results)]
+    assert texts == case_result_texts(list(load_result(path).eval_case_results))
+    assert loaded.save(tmp_path / "again.evalset_result.json").read_bytes() == path.read_bytes()

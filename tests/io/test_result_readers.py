@@ -76,7 +76,7 @@ def _mutated(loc: tuple[Any, ...], value: Any, summary: bool) -> dict[str, Any]:
 def _read_streamed(path: Path) -> None:
     streamed = open_result(path)
     if streamed is not None:
-        for i in range(len(streamed.raw)):
+        for i in range(len(streamed.texts)):
             streamed.case_result(i)
         list(streamed.case_summaries())
 
@@ -127,6 +127,16 @@ def test_a_computed_summary_names_the_status_it_cannot_count(status, tmp_path):
             read(path)
         assert info.value.json_path == "$.evalCaseResults[1].finalEvalStatus"
         assert '"passed", "failed", "not_evaluated"' in info.value.expected
+
+
+def test_a_summary_less_file_is_streamed_and_its_odd_case_named_by_file_and_path(tmp_path):
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(_mutated(LOCATIONS["run id"], -1, summary=False)))
+    streamed = open_result(path)
+    assert streamed is not None and streamed.head.summary is None
+    with pytest.raises(ae.FormatError) as info:
+        ae.load_run(path)
+    assert (info.value.source, info.value.json_path) == (str(path), "$.evalCaseResults[1].runId")
 
 
 def test_report_of_an_unreadable_result_names_file_and_path_without_traceback(tmp_path):
