@@ -48,7 +48,8 @@ def _inputs(n: int, base_url: str) -> tuple[dict, list[dict]]:
 
 @pytest.mark.parametrize("judge_concurrency", [12, 32])
 def test_default_case_pool_lets_the_judge_limit_bind(judge_concurrency):
-    with FakeOpenAIServer(lambda request: completion(VERDICT), latency_s=0.05) as server:
+    # each answer takes long enough that a loaded 2-core machine starts the whole wave first
+    with FakeOpenAIServer(lambda request: completion(VERDICT), latency_s=0.3) as server:
         evalset, metrics = _inputs(4 * judge_concurrency, server.base_url)
         run = ae.evaluate(
             evalset, metrics, judge_concurrency=judge_concurrency, cache=False, progress=False
