@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/ray.py
 	$(BIN)/python bench/experiment.py
 	$(BIN)/python bench/inspector_table.py
+	$(BIN)/python bench/streaming.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check agenteval_nb tests bench
