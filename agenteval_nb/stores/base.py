@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
@@ -203,3 +204,12 @@ class ResultStore(_Closable, ABC):
     @abstractmethod
     def load_marks(self, app_name: str, eval_set_result_id: str) -> builtins.list[Mark]:
         """The marks kept for the result, sorted by key (none kept ⇒ ``[]``)."""
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """Where a result sits in a result store: the store, the app and the result id."""
+
+    store: ResultStore
+    app_name: str
+    result_id: str
