@@ -62,7 +62,7 @@ from .errors import (
     result_not_found,
 )
 from .sqldb import Database, check_key, from_datetime, to_datetime
-from .sqlschema import mark_key
+from .sqlschema import MARKED_AT_LENGTH, mark_key
 
 
 def _now() -> datetime:
@@ -610,14 +610,11 @@ class SQLResultStore(_SQLStore, ResultStore):
         )
 
 
-_MARKED_AT_LENGTH = 32
-
-
 def _mark_values(app_name: str, result_id: str, mark: Mark) -> dict[str, Any]:
     """The ``evaluation_reviews`` row of ``mark`` on a stored result (``ValueError`` when a
     field does not fit its column)."""
-    if len(mark.timestamp) > _MARKED_AT_LENGTH:
-        raise ValueError(f"mark timestamp {mark.timestamp!r} is longer than {_MARKED_AT_LENGTH}")
+    if len(mark.timestamp) > MARKED_AT_LENGTH:
+        raise ValueError(f"mark timestamp {mark.timestamp!r} is longer than {MARKED_AT_LENGTH}")
     now = _now()
     return {
         "mark_key": mark_key(app_name, result_id, mark.key),

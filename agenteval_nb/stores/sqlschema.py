@@ -49,6 +49,8 @@ SCHEMA_FILE = Path(__file__).with_name("schema.sql")
 PREFIX_PLACEHOLDER = "{{PREFIX}}"
 ID_LENGTH = 255
 """``VARCHAR(255)``: the longest app name, eval set / case / result id or metric name."""
+MARKED_AT_LENGTH = 32
+"""``VARCHAR(32)``: the longest mark timestamp (``2026-01-01T00:00:00.000000Z`` is 27)."""
 
 _PREFIX = re.compile(r"[A-Za-z0-9_]*")
 
@@ -220,7 +222,7 @@ def build_tables(prefix: str = "", dialect_name: str = "mysql") -> Tables:
         sa.Column("mark", sa.String(16), nullable=False),
         sa.Column("note", sa.Text(), nullable=True, server_default=sa.text("NULL")),
         _key("reviewer"),
-        sa.Column("marked_at", sa.String(32), nullable=False),
+        sa.Column("marked_at", sa.String(MARKED_AT_LENGTH), nullable=False),
         *_timestamps(dialect_name),
         sa.UniqueConstraint("mark_key", name="uniq_reviews_mark_key"),
         sa.Index("idx_reviews_app_result", "app_name", "eval_set_result_id"),
