@@ -17,6 +17,7 @@ from typing import Any
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
 from .analysis.record import RecordBuilder
+from .analysis.reviews import keep_marks_in_store
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
@@ -35,6 +36,7 @@ from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
 from .schema import EvalMetric, EvalSet
+from .stores.base import ResultStore
 from .syncio import sync_twin
 
 EvalSetInput = Source | EvalSet
@@ -229,6 +231,8 @@ def evaluation_run(
     if result_store is not None:
         saved_id = record.save_to(result_store, out.app_name)
         run.info["saved_result_id"] = saved_id
+        if isinstance(result_store, ResultStore):
+            keep_marks_in_store(record, result_store, out.app_name, saved_id)
     return run
 
 

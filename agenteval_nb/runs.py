@@ -33,7 +33,7 @@ from .analysis.load import (
 )
 from .analysis.paired import compare_records
 from .analysis.record import RunRecord
-from .analysis.reviews import reviews_frame
+from .analysis.reviews import keep_marks_in_store, reviews_frame
 from .evalrun import EvalRun
 from .io import save_result as save_result_model
 from .schema import EvalSetResult
@@ -100,7 +100,8 @@ def load_run(
     From a :class:`~agenteval_nb.stores.ResultStore` (memory, local files, SQL):
     ``load_run(store, app_name, result_id)`` — the two positions after the store are the app
     and the result id (or give them as keywords, with ``evalset=`` / ``metrics=``); without a
-    result id, every result of the app as a :class:`RunCollection` keyed by result id.
+    result id, every result of the app as a :class:`RunCollection` keyed by result id. Marks
+    set on such a run are kept in the store, beside the result (``docs/review.md``).
     """
     if isinstance(path_or_result, ResultStore):
         if app_name is None:  # positional form: load_run(store, app, result_id)
@@ -112,6 +113,7 @@ def load_run(
         run = load_run(path_or_result.get(app_name, result_id), evalset, metrics)
         run.app_name = app_name  # type: ignore[union-attr]
         run.info["source"] = f"{path_or_result!r}: {app_name}/{result_id}"  # type: ignore[union-attr]
+        keep_marks_in_store(run.record, path_or_result, app_name, result_id)  # type: ignore[union-attr]
         return run
     if is_dir(path_or_result):
         return RunCollection.from_dir(path_or_result, evalset=evalset, metrics=metrics)
@@ -205,6 +207,7 @@ class RunCollection(Sequence[EvalRun]):
         for result_id in store.list(app_name):
             record = load_record(store.get(app_name, result_id), sets, metric_list)
             record.app_name = app_name
+            keep_marks_in_store(record, store, app_name, result_id)
             runs[result_id] = EvalRun(record=record)
         return cls(runs)
 

@@ -116,7 +116,7 @@ def load_record(
     sets, metric_list = list(evalsets), list(metrics)
     if isinstance(path_or_result, RunRecord):
         check_runs(path_or_result.result, "<EvalRun>")
-        return RunRecord(
+        record = RunRecord(
             result=_with_summary(path_or_result.result, "<EvalRun>")[0],
             evalsets=sets or list(path_or_result.evalsets),
             metrics=metric_list or list(path_or_result.metrics),
@@ -125,6 +125,8 @@ def load_record(
             elapsed_s=path_or_result.elapsed_s,
             info=dict(path_or_result.info),
         )
+        record.stored_as = path_or_result.stored_as  # its marks stay where they are kept
+        return record
     path = path_of(path_or_result)
     if isinstance(path_or_result, (str, os.PathLike)):
         streamed = open_result(path_or_result)

@@ -42,7 +42,7 @@ from ..io import (
 from ..io.reviews import Mark
 from ..offline_flags import run_flags
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
-from ..stores.base import ResultStore
+from ..stores.base import ResultStore, StoredResult
 from .frames import BUILDERS, TableInput
 
 
@@ -78,6 +78,7 @@ class RunRecord:
         self.elapsed_s = elapsed_s
         self.info = dict(info or {})
         self.marks: list[Mark] = []  # human marks of a run without a result file (.reviews)
+        self.stored_as: StoredResult | None = None  # where a run from a store keeps its marks
         self._tables: dict[str, pl.DataFrame] = {}
         self._built_from: tuple[Any, ...] = ()
 

@@ -1,11 +1,19 @@
 """Human marks of a run (``ae.review``): set them, read them back as a frame, merge two
 reviewers' files.
 
-Where a run's marks live: a run read from a result file keeps them in that file's review file
-(:func:`~agenteval_nb.io.reviews.review_path`, or ``record.info["review_file"]`` when set), so
-they come back whenever the file is loaded again, on any machine; a run with no file keeps them
-in ``record.marks`` until it is saved (:func:`save_marks`). The file rules (one mark per key,
-last writer wins per mark, locked read-merge-write) are :mod:`agenteval_nb.io.reviews`.
+Where a run's marks live, decided here only (:func:`marks_of` reads, :func:`add_mark` writes):
+
+1. a run loaded from a result store or evaluated into one (``record.stored_as``, set by
+   :func:`keep_marks_in_store`) keeps them in that store, beside the stored result
+   (:meth:`~agenteval_nb.stores.ResultStore.save_marks`);
+2. else a run read from a result file keeps them in that file's review file
+   (:func:`~agenteval_nb.io.reviews.review_path`, or ``record.info["review_file"]`` when set);
+3. else they stay in ``record.marks`` until the run is saved (:func:`save_marks`,
+   :func:`keep_marks_in_store`).
+
+So they come back whenever the result is loaded again, on any machine. The rules of a kept
+mark (one per key, last writer wins per mark, locked read-merge-write) are
+:mod:`agenteval_nb.io.reviews` and the stores'.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from ..io.reviews import (
     write_marks,
 )
 from ..settings import config
+from ..stores.base import ResultStore, StoredResult
 from .columns import SCHEMAS
 from .frames import to_backend
 from .record import RunRecord
@@ -36,6 +45,7 @@ __all__ = [
     "Mark",
     "ReviewMerge",
     "add_mark",
+    "keep_marks_in_store",
     "marks_of",
     "merge",
     "read_marks",
@@ -59,10 +69,32 @@ def review_file(record: RunRecord) -> Path | None:
     return None
 
 
-def marks_of(record: RunRecord) -> list[Mark]:
-    """Every mark of the run: its review file's marks merged with those held in memory."""
+def _kept(record: RunRecord) -> list[Mark]:
+    """The marks kept for the run: in its store, else in its review file."""
+    home = record.stored_as
+    if home is not None:
+        return home.store.load_marks(home.app_name, home.result_id)
     path = review_file(record)
-    return merge_marks(read_marks(path) if path else [], record.marks)
+    return read_marks(path) if path else []
+
+
+def _keep(record: RunRecord, marks: list[Mark]) -> None:
+    """Keep ``marks`` where the run's marks live: its store, its review file, or memory."""
+    home = record.stored_as
+    if home is not None:
+        home.store.save_marks(home.app_name, home.result_id, marks)
+        return
+    path = review_file(record)
+    if path is not None:
+        write_marks(path, marks)
+    else:
+        record.marks = merge_marks(record.marks, marks)
+
+
+def marks_of(record: RunRecord) -> list[Mark]:
+    """Every mark of the run: those kept (store or review file) merged with those held in
+    memory."""
+    return merge_marks(_kept(record), record.marks)
 
 
 def add_mark(
@@ -77,7 +109,8 @@ def add_mark(
 ) -> Mark:
     """Mark case result (``eval_id``, ``run_id``) — or its metric ``metric`` — ``pass``,
     ``fail`` or ``unsure`` as ``reviewer`` (default ``ae.config.reviewer``) and keep the mark
-    (review file, else ``record.marks``). An unknown case result or metric is a ``KeyError``."""
+    (the run's store, else its review file, else ``record.marks``). An unknown case result or
+    metric is a ``KeyError``."""
     cases = record.table("cases").filter(
         (pl.col("eval_id") == eval_id) & (pl.col("run_id") == run_id)
     )
@@ -100,11 +133,7 @@ def add_mark(
         reviewer=reviewer or config.reviewer,
         timestamp=now_timestamp(),
     )
-    path = review_file(record)
-    if path is None:
-        record.marks = merge_marks(record.marks, [new])
-    else:
-        write_marks(path, [new])
+    _keep(record, [new])
     return new
 
 
@@ -116,6 +145,17 @@ def save_marks(record: RunRecord, result_path: str | os.PathLike[str]) -> Path:
     record.info["review_file"] = str(path)
     record.marks = []
     return path
+
+
+def keep_marks_in_store(
+    record: RunRecord, store: ResultStore, app_name: str, result_id: str
+) -> None:
+    """Make stored result ``result_id`` of ``app_name`` the home of the run's marks: those held
+    in memory move there, later ones go there, and loading it again brings them back."""
+    record.stored_as = StoredResult(store, app_name, result_id)
+    if record.marks:
+        store.save_marks(app_name, result_id, record.marks)
+        record.marks = []
 
 
 def frame_of_marks(marks: list[Mark]) -> pl.DataFrame:

@@ -5,7 +5,7 @@ backend with ``InMemory*Store()``, ``Local*Store(base_dir)`` or ``SQL*Store(url)
 (``sqlite:///evals.db``, ``mysql+pymysql://user:pw@host/db``: the trpc-agent-go MySQL tables).
 """
 
-from .base import EvalSetStore, MetricStore, ResultStore
+from .base import EvalSetStore, MetricStore, ResultStore, StoredResult
 from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
 from .errors import AlreadyExistsError, NotFoundError, StoreBackendError
 from .local import LocalEvalSetStore, LocalMetricStore, LocalResultStore
@@ -37,6 +37,7 @@ __all__ = [
     "SQLMetricStore",
     "SQLResultStore",
     "StoreBackendError",
+    "StoredResult",
     "SuffixLocator",
     "new_result_id",
 ]

@@ -23,10 +23,12 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
 from ..io import CaseDetails
+from ..io.reviews import Mark
 from ..schema import CaseSummary, EvalCase, EvalMetric, EvalSet, EvalSetResult
 
 CaseLike = EvalCase | Mapping[str, Any]
@@ -188,3 +190,26 @@ class ResultStore(_Closable, ABC):
     def list_results(self, app_name: str) -> builtins.list[str]:
         """:meth:`list` under a name that says what is listed."""
         return self.list(app_name)
+
+    @abstractmethod
+    def save_marks(self, app_name: str, eval_set_result_id: str, marks: Iterable[Mark]) -> None:
+        """Keep human marks of the stored result (``NotFoundError`` if it is absent).
+
+        One mark per key (:attr:`~agenteval_nb.io.reviews.Mark.key`): a mark replaces the
+        kept one only when its timestamp is not earlier
+        (:func:`~agenteval_nb.io.reviews.merge_marks`), decided per mark in one locked
+        read-merge-write, so concurrent writers never lose each other's marks.
+        """
+
+    @abstractmethod
+    def load_marks(self, app_name: str, eval_set_result_id: str) -> builtins.list[Mark]:
+        """The marks kept for the result, sorted by key (none kept ⇒ ``[]``)."""
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """Where a result sits in a result store: the store, the app and the result id."""
+
+    store: ResultStore
+    app_name: str
+    result_id: str

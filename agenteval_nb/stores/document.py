@@ -5,7 +5,8 @@ per eval set's metrics (an ordered list) and per result; they only implement ``_
 ``_write`` / ``_remove`` / ``_ids``. Every public operation runs under the store's lock, so a
 read-modify-write (``add_case``, ``add`` …) is atomic with respect to other threads using the
 same lock. ``_read`` must return a model the caller may modify; ``_write`` receives a model the
-store may keep.
+store may keep. A result store also implements ``save_marks`` / ``load_marks`` (where each
+backend keeps human marks differs: a dict, a review file).
 """
 
 from __future__ import annotations

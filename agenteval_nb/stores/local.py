@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from .. import io
 from ..errors import FormatError
+from ..io.reviews import Mark, read_marks, review_path, write_marks
 from ..schema import CaseSummary, EvalMetric, EvalSet, EvalSetResult
 from . import rules
 from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
@@ -166,7 +167,10 @@ class LocalMetricStore(_LocalFiles, DocumentMetricStore):
 
 
 class LocalResultStore(_LocalFiles, DocumentResultStore):
-    """Results as ``<base_dir>/<app>/<evalSetResultId>.evalset_result.json`` files.
+    """Results as ``<base_dir>/<app>/<evalSetResultId>.evalset_result.json`` files; the human
+    marks of a result in the review file beside it (``….evalset_result.review.json``, see
+    :mod:`agenteval_nb.io.reviews`: locked across processes), where ``ae.load_run(path)`` of
+    the result file finds them too.
 
     Also reads the legacy form whose whole content is a JSON string holding the result.
     ``clock`` (Unix float seconds) is used for the default ``creationTimestamp``.
@@ -207,3 +211,12 @@ class LocalResultStore(_LocalFiles, DocumentResultStore):
 
     def _ids(self, app_name: str) -> builtins.list[str]:
         return self._list(app_name)
+
+    def save_marks(self, app_name: str, eval_set_result_id: str, marks: Iterable[Mark]) -> None:
+        path = self.path(app_name, eval_set_result_id)
+        if not path.exists():
+            raise NotFoundError(f"eval set result not found: {path}")
+        write_marks(review_path(path), marks)
+
+    def load_marks(self, app_name: str, eval_set_result_id: str) -> builtins.list[Mark]:
+        return read_marks(review_path(self.path(app_name, eval_set_result_id)))

@@ -7,7 +7,9 @@ never shares an object with the store. Ids are listed sorted.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable
 
+from ..io.reviews import Mark, merge_marks
 from ..schema import EvalMetric, EvalSet, EvalSetResult
 from .document import DocumentEvalSetStore, DocumentMetricStore, DocumentResultStore
 from .errors import evalset_not_found, result_not_found
@@ -64,7 +66,8 @@ class InMemoryMetricStore(DocumentMetricStore):
 
 
 class InMemoryResultStore(DocumentResultStore):
-    """Results held in a dict ``app -> result id -> EvalSetResult``.
+    """Results held in a dict ``app -> result id -> EvalSetResult``; their human marks in a
+    dict ``(app, result id) -> [Mark]``.
 
     ``clock`` (Unix float seconds) is used for the default ``creationTimestamp``.
     """
@@ -72,6 +75,7 @@ class InMemoryResultStore(DocumentResultStore):
     def __init__(self, *, clock: Clock | None = None) -> None:
         super().__init__(clock=clock)
         self._results: dict[str, dict[str, EvalSetResult]] = {}
+        self._marks: dict[tuple[str, str], builtins.list[Mark]] = {}
 
     def _read(self, app_name: str, eval_set_result_id: str) -> EvalSetResult:
         try:
@@ -85,3 +89,14 @@ class InMemoryResultStore(DocumentResultStore):
 
     def _ids(self, app_name: str) -> builtins.list[str]:
         return sorted(self._results.get(app_name, {}))
+
+    def save_marks(self, app_name: str, eval_set_result_id: str, marks: Iterable[Mark]) -> None:
+        key = (app_name, eval_set_result_id)
+        with self._lock:
+            if eval_set_result_id not in self._results.get(app_name, {}):
+                raise result_not_found(app_name, eval_set_result_id)
+            self._marks[key] = merge_marks(self._marks.get(key, []), marks)
+
+    def load_marks(self, app_name: str, eval_set_result_id: str) -> builtins.list[Mark]:
+        with self._lock:
+            return builtins.list(self._marks.get((app_name, eval_set_result_id), []))

@@ -57,3 +57,23 @@ CREATE TABLE IF NOT EXISTS {{PREFIX}}evaluation_eval_set_results (
 	CONSTRAINT uniq_results_app_result_id UNIQUE (app_name, eval_set_result_id), 
 	KEY idx_results_app_set_created (app_name, eval_set_id, created_at)
 )ENGINE=InnoDB CHARSET=utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE IF NOT EXISTS {{PREFIX}}evaluation_reviews (
+	id BIGINT NOT NULL AUTO_INCREMENT, 
+	mark_key VARCHAR(64) NOT NULL, 
+	app_name VARCHAR(255) NOT NULL, 
+	eval_set_result_id VARCHAR(255) NOT NULL, 
+	eval_set_id VARCHAR(255) NOT NULL, 
+	eval_id VARCHAR(255) NOT NULL, 
+	run_id BIGINT NOT NULL, 
+	metric VARCHAR(255) NOT NULL DEFAULT '', 
+	mark VARCHAR(16) NOT NULL, 
+	note TEXT DEFAULT NULL, 
+	reviewer VARCHAR(255) NOT NULL, 
+	marked_at VARCHAR(32) NOT NULL, 
+	created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), 
+	updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6), 
+	PRIMARY KEY (id), 
+	CONSTRAINT uniq_reviews_mark_key UNIQUE (mark_key), 
+	KEY idx_reviews_app_result (app_name, eval_set_result_id)
+)ENGINE=InnoDB CHARSET=utf8mb4 COLLATE utf8mb4_unicode_ci;

@@ -39,6 +39,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Connection, Row
 
 from .. import io
+from ..io.reviews import Mark, merge_marks
 from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
 from . import rules
 from .base import (
@@ -61,6 +62,7 @@ from .errors import (
     result_not_found,
 )
 from .sqldb import Database, check_key, from_datetime, to_datetime
+from .sqlschema import MARKED_AT_LENGTH, mark_key
 
 
 def _now() -> datetime:
@@ -484,13 +486,16 @@ class SQLMetricStore(_SQLStore, MetricStore):
 
 
 class SQLResultStore(_SQLStore, ResultStore):
-    """Results in ``evaluation_eval_set_results`` (case results and summary as JSON).
+    """Results in ``evaluation_eval_set_results`` (case results and summary as JSON), their
+    human marks in ``evaluation_reviews`` (one row per mark).
 
+    ``save_marks`` locks the result's row, reads its marks, merges (the later timestamp wins
+    per mark) and writes the marks that changed, in one transaction.
     ``clock`` (Unix float seconds) is used for the default ``creationTimestamp``.
     """
 
     def _own_tables(self) -> builtins.list[sa.Table]:
-        return [self._db.tables.results]
+        return [self._db.tables.results, self._db.tables.reviews]
 
     def _filter(self, app_name: str, result_id: str) -> list[sa.ColumnElement[bool]]:
         results = self._db.tables.results
@@ -552,3 +557,91 @@ class SQLResultStore(_SQLStore, ResultStore):
         query = sa.select(table.c.eval_set_result_id).where(self._db.eq(table.c.app_name, app_name))
         ids = self._run("list results", lambda c: c.execute(query).scalars().all(), write=False)
         return sorted(ids)
+
+    def _marks(
+        self, conn: Connection, app_name: str, result_id: str, *, lock: bool
+    ) -> builtins.list[Mark]:
+        reviews = self._db.tables.reviews
+        query = sa.select(reviews).where(
+            self._db.eq(reviews.c.app_name, app_name),
+            self._db.eq(reviews.c.eval_set_result_id, result_id),
+        )
+        rows = conn.execute(query.with_for_update() if lock else query)
+        return sorted((_mark_of(row) for row in rows), key=lambda m: m.key)
+
+    def save_marks(self, app_name: str, eval_set_result_id: str, marks: Iterable[Mark]) -> None:
+        rules.require(app_name, "app name")
+        rules.require(eval_set_result_id, "eval set result id")
+        new = builtins.list(marks)
+        reviews = self._db.tables.reviews
+        result_row = (
+            sa.select(self._db.tables.results.c.id)
+            .where(*self._filter(app_name, eval_set_result_id))
+            .with_for_update()
+        )
+
+        def work(conn: Connection) -> None:
+            if conn.execute(result_row).first() is None:
+                raise result_not_found(app_name, eval_set_result_id)
+            old = {m.key: m for m in self._marks(conn, app_name, eval_set_result_id, lock=True)}
+            for mark in merge_marks(old.values(), new):
+                if old.get(mark.key) == mark:
+                    continue
+                values = _mark_values(app_name, eval_set_result_id, mark)
+                if mark.key in old:
+                    del values["created_at"]
+                    conn.execute(
+                        sa.update(reviews)
+                        .where(reviews.c.mark_key == values["mark_key"])
+                        .values(values)
+                    )
+                else:
+                    conn.execute(sa.insert(reviews).values(values))
+
+        self._run("save marks", work)
+
+    def load_marks(self, app_name: str, eval_set_result_id: str) -> builtins.list[Mark]:
+        rules.require(app_name, "app name")
+        rules.require(eval_set_result_id, "eval set result id")
+        return self._run(  # type: ignore[no-any-return]
+            "load marks",
+            lambda conn: self._marks(conn, app_name, eval_set_result_id, lock=False),
+            write=False,
+        )
+
+
+def _mark_values(app_name: str, result_id: str, mark: Mark) -> dict[str, Any]:
+    """The ``evaluation_reviews`` row of ``mark`` on a stored result (``ValueError`` when a
+    field does not fit its column)."""
+    if len(mark.timestamp) > MARKED_AT_LENGTH:
+        raise ValueError(f"mark timestamp {mark.timestamp!r} is longer than {MARKED_AT_LENGTH}")
+    now = _now()
+    return {
+        "mark_key": mark_key(app_name, result_id, mark.key),
+        "app_name": check_key(app_name, "app name"),
+        "eval_set_result_id": check_key(result_id, "eval set result id"),
+        "eval_set_id": check_key(mark.eval_set_id, "eval set id") if mark.eval_set_id else "",
+        "eval_id": check_key(mark.eval_id, "eval case id"),
+        "run_id": mark.run_id,
+        "metric": check_key(mark.metric, "metric name") if mark.metric else "",
+        "mark": mark.mark,
+        "note": mark.note,
+        "reviewer": check_key(mark.reviewer, "reviewer"),
+        "marked_at": mark.timestamp,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+def _mark_of(row: Any) -> Mark:
+    """The mark of an ``evaluation_reviews`` row."""
+    return Mark(
+        eval_set_id=row.eval_set_id,
+        eval_id=row.eval_id,
+        run_id=int(row.run_id),
+        metric=row.metric or None,
+        mark=row.mark,
+        note=row.note,
+        reviewer=row.reviewer,
+        timestamp=row.marked_at,
+    )

@@ -8,7 +8,12 @@ can share one database:
   ``creationTimestamp``) and ``evaluation_eval_cases`` (one row per case, the case as a JSON
   document in ``eval_case``; the cases of a set are returned in insertion order, ``ORDER BY id``);
 * ``evaluation_metrics`` (one row per metric, the metric as JSON, in insertion order);
-* ``evaluation_eval_set_results`` (``eval_case_results`` and ``summary`` as JSON).
+* ``evaluation_eval_set_results`` (``eval_case_results`` and ``summary`` as JSON);
+* ``evaluation_reviews``, this package's own (the Go framework neither reads nor writes it):
+  one row per human mark of a stored result, keyed by (app, result id, eval set id, eval id,
+  run id, metric — ``""`` for the whole case result). That key is too long for a MySQL index,
+  so ``mark_key`` holds its SHA-256 (:func:`mark_key`) under the unique key
+  ``uniq_reviews_mark_key``; ``marked_at`` is the mark's timestamp as written in review files.
 
 Every table has an auto-increment ``id``, ``created_at`` / ``updated_at`` ``TIMESTAMP(6)``
 columns and the seed's unique keys: ``(app_name, eval_set_id)`` for sets, ``(app_name,
@@ -25,6 +30,8 @@ two equal).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -42,6 +49,8 @@ SCHEMA_FILE = Path(__file__).with_name("schema.sql")
 PREFIX_PLACEHOLDER = "{{PREFIX}}"
 ID_LENGTH = 255
 """``VARCHAR(255)``: the longest app name, eval set / case / result id or metric name."""
+MARKED_AT_LENGTH = 32
+"""``VARCHAR(32)``: the longest mark timestamp (``2026-01-01T00:00:00.000000Z`` is 27)."""
 
 _PREFIX = re.compile(r"[A-Za-z0-9_]*")
 
@@ -90,13 +99,14 @@ class _MySQLJSONText(sa.types.UserDefinedType[str]):
 
 @dataclass(frozen=True)
 class Tables:
-    """The four tables of one prefix, bound to one :class:`sqlalchemy.MetaData`."""
+    """The tables of one prefix, bound to one :class:`sqlalchemy.MetaData`."""
 
     metadata: sa.MetaData
     eval_sets: sa.Table
     eval_cases: sa.Table
     metrics: sa.Table
     results: sa.Table
+    reviews: sa.Table
 
 
 def _timestamps(dialect_name: str) -> list[sa.Column[Any]]:
@@ -198,7 +208,34 @@ def build_tables(prefix: str = "", dialect_name: str = "mysql") -> Tables:
         sa.Index("idx_results_app_set_created", "app_name", "eval_set_id", "created_at"),
         **_TABLE_OPTIONS,
     )
-    return Tables(md, eval_sets, eval_cases, metrics, results)
+    reviews = sa.Table(
+        f"{prefix}evaluation_reviews",
+        md,
+        _row_id(),
+        sa.Column("mark_key", sa.String(64), nullable=False),
+        _key("app_name"),
+        _key("eval_set_result_id"),
+        _key("eval_set_id"),
+        _key("eval_id"),
+        sa.Column("run_id", sa.BigInteger(), nullable=False),
+        sa.Column("metric", sa.String(ID_LENGTH), nullable=False, server_default=""),
+        sa.Column("mark", sa.String(16), nullable=False),
+        sa.Column("note", sa.Text(), nullable=True, server_default=sa.text("NULL")),
+        _key("reviewer"),
+        sa.Column("marked_at", sa.String(MARKED_AT_LENGTH), nullable=False),
+        *_timestamps(dialect_name),
+        sa.UniqueConstraint("mark_key", name="uniq_reviews_mark_key"),
+        sa.Index("idx_reviews_app_result", "app_name", "eval_set_result_id"),
+        **_TABLE_OPTIONS,
+    )
+    return Tables(md, eval_sets, eval_cases, metrics, results, reviews)
+
+
+def mark_key(app_name: str, eval_set_result_id: str, key: tuple[str, str, int, str]) -> str:
+    """The ``mark_key`` of a mark with ``key`` (eval set id, eval id, run id, metric or ``""``)
+    on a stored result: the SHA-256 of all six, hex."""
+    text = json.dumps([app_name, eval_set_result_id, *key], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _mysql_create(table: sa.Table, dialect: Dialect) -> str:
@@ -232,7 +269,13 @@ def mysql_schema_sql() -> str:
     """The text of ``schema.sql``: the MySQL DDL of every table, ``{{PREFIX}}`` as prefix."""
     marker = "zzprefixzz_"
     tables = build_tables(marker, "mysql")
-    all_tables = [tables.eval_sets, tables.eval_cases, tables.metrics, tables.results]
+    all_tables = [
+        tables.eval_sets,
+        tables.eval_cases,
+        tables.metrics,
+        tables.results,
+        tables.reviews,
+    ]
     body = ";\n\n".join(create_statements(all_tables, mysql.dialect()))
     header = (
         "-- agenteval_nb SQL stores: the trpc-agent-go MySQL evaluation schema.\n"
