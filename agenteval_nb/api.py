@@ -37,6 +37,7 @@ from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
+from .stores.local import LocalResultStore
 from .syncio import sync_twin
 
 EvalSetInput = Source | EvalSet
@@ -225,8 +226,6 @@ def evaluation_run(
     if agents.usage:
         run.info["agent_usage"] = dict(agents.usage)
     if results_dir is not None and result_store is None:
-        from .stores.local import LocalResultStore
-
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:
         saved_id = record.save_to(result_store, out.app_name)

@@ -89,8 +89,9 @@ class EvalRun:
         return self.record.case_summaries()
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the result file atomically (Go format, readable by trpc-agent-go)."""
-        return self.record.save(path)
+        """Write the result file atomically (Go format, readable by trpc-agent-go); marks held
+        in memory go to its review file (:func:`.analysis.reviews.save_run`)."""
+        return reviews.save_run(self.record, path)
 
     @property
     def evalsets(self) -> list[EvalSet]:

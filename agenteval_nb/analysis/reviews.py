@@ -53,6 +53,7 @@ __all__ = [
     "review_path",
     "reviews_frame",
     "save_marks",
+    "save_run",
 ]
 
 REVIEWS_SCHEMA = SCHEMAS["reviews"]
@@ -135,6 +136,15 @@ def add_mark(
     )
     _keep(record, [new])
     return new
+
+
+def save_run(record: RunRecord, path: str | os.PathLike[str]) -> Path:
+    """Write the result file; marks held in memory go to its review file, which becomes the
+    home of the run's later marks (a run whose marks live in a store keeps them there)."""
+    written = record.save(path)
+    if record.marks:
+        save_marks(record, written)
+    return written
 
 
 def save_marks(record: RunRecord, result_path: str | os.PathLike[str]) -> Path:

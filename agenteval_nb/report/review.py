@@ -1,7 +1,8 @@
-"""The report's review part, present only when the run has human marks (its review file, or
-marks set with ``run.mark``): each case result's marks in its row, and the agreement of every
-metric with them (``ae.stats.agreement(run, against="human")``), with Brier score, ECE and a
-calibration plot for the verifier metrics (those with label distributions)."""
+"""The report's review part, present only when the run has human marks (wherever they live:
+its result store, its review file, or marks set with ``run.mark``): each case result's marks in
+its row, and the agreement of every metric with them (``ae.stats.agreement(run,
+against="human")``), with Brier score, ECE and a calibration plot for the verifier metrics
+(those with label distributions)."""
 
 from __future__ import annotations
 

@@ -81,6 +81,23 @@ def test_a_run_without_a_file_keeps_marks_in_memory_until_saved(tmp_path):
     assert ae.load_run(path).reviews_df("polars")["mark"].to_list() == ["unsure"]
 
 
+def test_saving_a_run_writes_the_marks_it_holds_beside_the_result(tmp_path):
+    run = ae.EvalRun(result=result([("a", 1, {"m1": 1.0}), ("b", 1, {"m1": 0.0})]))
+    run.mark("a", 1, "fail", note="wrong city")
+    path = run.save(tmp_path / "fresh.evalset_result.json")
+    assert review_path(path).is_file()
+    run.mark("b", 1, "pass")  # the saved file is now the home of later marks too
+    again = ae.load_run(path).reviews_df("polars").sort("eval_id")
+    assert again.select("eval_id", "mark", "note").rows() == [
+        ("a", "fail", "wrong city"),
+        ("b", "pass", None),
+    ]
+
+
+def test_saving_a_run_without_marks_writes_no_review_file(saved):
+    assert not review_path(saved).exists()
+
+
 def test_the_reviewer_comes_from_config(saved, monkeypatch):
     monkeypatch.setattr(ae.config, "reviewer", "bo")
     assert ae.load_run(saved).mark("a", 1, "pass").reviewer == "bo"
