@@ -288,11 +288,18 @@ class RecordBuilder:
         self.add_text(position, case, result, None)
 
     def add_text(
-        self, position: int, case: EvalCase | None, result: EvalCaseResult, text: bytes | None
+        self,
+        position: int,
+        case: EvalCase | None,
+        result: EvalCaseResult,
+        text: bytes | None,
+        encoded: bool = False,
     ) -> None:
-        """:meth:`add` with the case result's file text already at hand (a loaded file)."""
+        """:meth:`add` with the case result's file text already at hand (read from a file, or
+        ``encoded`` as :meth:`add` encodes it: the bulk path, whose ``case`` and ``result`` are
+        views with the models' attributes)."""
         self._pending.append((position, case, result, text))
-        self._read_texts = self._read_texts or text is not None
+        self._read_texts = self._read_texts or (text is not None and not encoded)
         self._keys.append((position, result.run_id, result.eval_id))
         self._in_order = self._in_order and position > self._last
         self._last = max(self._last, position)

@@ -103,6 +103,18 @@ def case_result_texts(results: Sequence[BaseModel]) -> list[bytes]:
     return [utf8_bytes(go_escape(text)) for text in _models_text(results, indent=None)]
 
 
+def decoded_text(wire: dict[str, Any]) -> bytes:
+    """:func:`case_result_texts` of one plain wire dict whose values orjson decoded: its ints
+    fit 64 bits, far inside float64, so orjson writes pydantic's bytes without the huge-int
+    check; what orjson cannot write (a lone surrogate in a string given in code) goes the
+    checked way."""
+    try:
+        text = orjson.dumps(wire).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return case_result_texts([wire])[0]
+    return utf8_bytes(go_escape(text))
+
+
 def _indented(text: bytes, level: int) -> bytes:
     """Compact JSON ``text`` read from a file, 2-space indented as it stands ``level``
     containers deep, as :func:`_models_text` writes it (numbers and escapes re-spelled by
