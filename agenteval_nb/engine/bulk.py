@@ -19,7 +19,7 @@ failure text. Its result reaches the tables and the summary through a view, as a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -65,6 +65,44 @@ class BulkMetric:
     """As written (``threshold`` of the metric)."""
     pass_threshold: float
     """As the pass rule reads it (``threshold_value``)."""
+    shared: dict[tuple[bool, float], dict[str, Any]] = field(default_factory=dict)
+    """Metric results without a reason, by (per turn?, score): the same for every case, so
+    built once and shared (they are only encoded and read)."""
+
+    def turn_result(self, score: float, reason: str) -> dict[str, Any]:
+        """The wire dict of a turn's metric result (the model path's, :mod:`.case`)."""
+        if not reason and (True, score) in self.shared:
+            return self.shared[(True, score)]
+        value = wire_dict(ScoreValue, kind="numeric", numeric=score)
+        details = wire_dict(
+            EvalMetricResultDetails, reason=reason or None, score=score, value=value
+        )
+        result = self._result(score, str(status_for(score, self.pass_threshold)), details)
+        if not reason:
+            self.shared[(True, score)] = result
+        return result
+
+    def overall_result(self, scores: list[float], reason: str | None) -> dict[str, Any]:
+        """The wire dict of the metric's overall result over the turns' scores."""
+        score, status = mean_score(scores, self.pass_threshold)
+        if reason is None and (False, score) in self.shared:
+            return self.shared[(False, score)]
+        details = wire_dict(EvalMetricResultDetails, reason=reason, score=score)
+        result = self._result(score, status, details)
+        if reason is None:
+            self.shared[(False, score)] = result
+        return result
+
+    def _result(self, score: float, status: str, details: dict[str, Any]) -> dict[str, Any]:
+        return wire_dict(
+            EvalMetricResult,
+            metric_name=self.name,
+            score=score,
+            eval_status=status,
+            threshold=self.threshold,
+            criterion=self.criterion_wire,
+            details=details,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,16 +192,9 @@ def bulk_case(
             return None
         scores = [1.0 if matched else 0.0 for matched, _ in verdicts]
         for i, ((_, reason), score) in enumerate(zip(verdicts, scores, strict=True)):
-            value = wire_dict(ScoreValue, kind="numeric", numeric=score)
-            details = wire_dict(
-                EvalMetricResultDetails, reason=reason or None, score=score, value=value
-            )
-            status = str(status_for(score, metric.pass_threshold))
-            per_turn[i].append(_metric_result(metric, score, status, details))
-        score, status = mean_score(scores, metric.pass_threshold)
+            per_turn[i].append(metric.turn_result(score, reason))
         reason = ";".join(reason for _, reason in verdicts if reason) or None
-        details = wire_dict(EvalMetricResultDetails, reason=reason, score=score)
-        overall.append(_metric_result(metric, score, status, details))
+        overall.append(metric.overall_result(scores, reason))
     outcome = default_case_aggregator(
         CaseAggregationInput(
             app_name="",
@@ -196,17 +227,3 @@ def bulk_case(
         user_id=data["sessionInput"].get("userId"),
     )
     return BulkCase(case, view(EvalCaseResult, result), decoded_text(result))
-
-
-def _metric_result(
-    metric: BulkMetric, score: float, status: str, details: dict[str, Any]
-) -> dict[str, Any]:
-    return wire_dict(
-        EvalMetricResult,
-        metric_name=metric.name,
-        score=score,
-        eval_status=status,
-        threshold=metric.threshold,
-        criterion=metric.criterion_wire,
-        details=details,
-    )
