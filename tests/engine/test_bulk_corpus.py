@@ -20,6 +20,7 @@ from agenteval_nb.analysis.frames import BUILDERS
 from agenteval_nb.analysis.record import RecordBuilder, RunRecord, whole_result
 from agenteval_nb.engine.aggregate import default_case_aggregator
 from agenteval_nb.engine.bulk import bulk_case, bulk_metrics
+from agenteval_nb.engine.callbacks import Callbacks
 from agenteval_nb.engine.case import plan_metric
 from agenteval_nb.engine.options import EngineOptions
 from agenteval_nb.evaluators.base import EvaluationContext
@@ -212,3 +213,41 @@ def test_the_streamed_tables_are_the_model_paths_tables(run):
     model = RunRecord(result=whole_result(record), metrics=record.metrics)
     for kind in BUILDERS:
         assert record.table(kind).equals(model.table(kind), null_equal=True), kind
+
+
+def _plan(metrics):
+    registry = Registry.default()
+    return [plan_metric(m, registry.lookup(m)) for m in metrics]
+
+
+def _options(**fields) -> EngineOptions:
+    fields.setdefault("sink", RecordBuilder())
+    return EngineOptions(registry=Registry.default(), context=EvaluationContext(), **fields)
+
+
+def _with_compare_name(metrics):
+    changed = [m.model_copy(deep=True) for m in metrics]
+    changed[1].criterion.final_response.compare_name = "mine"
+    return changed
+
+
+def _callbacks():
+    callbacks = Callbacks()
+    callbacks.register("BeforeEvaluateCase", lambda event: None)
+    return callbacks
+
+
+@pytest.mark.parametrize(
+    ("options", "metrics"),
+    [
+        (lambda: _options(callbacks=_callbacks()), lambda m: m),
+        (lambda: _options(case_aggregator=lambda data: default_case_aggregator(data)), lambda m: m),
+        (lambda: _options(), _with_compare_name),
+        (lambda: _options(), lambda m: [*m, ae.EvalMetric(metric_name="llm_final_response")]),
+    ],
+    ids=["callbacks", "own-case-aggregator", "compare-name", "an-llm-metric"],
+)
+def test_the_bulk_path_is_not_chosen_when_a_rule_only_the_model_path_applies(options, metrics):
+    chosen = metrics(ae.load_metrics(METRICS))
+    assert bulk_metrics(options(), _plan(chosen)) is None
+    assert bulk_metrics(_options(), _plan(ae.load_metrics(METRICS))) is not None
