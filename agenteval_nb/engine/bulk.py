@@ -193,8 +193,8 @@ def bulk_case(
         scores = [1.0 if matched else 0.0 for matched, _ in verdicts]
         for i, ((_, reason), score) in enumerate(zip(verdicts, scores, strict=True)):
             per_turn[i].append(metric.turn_result(score, reason))
-        reason = ";".join(reason for _, reason in verdicts if reason) or None
-        overall.append(metric.overall_result(scores, reason))
+        joined = ";".join(reason for _, reason in verdicts if reason) or None
+        overall.append(metric.overall_result(scores, joined))
     outcome = default_case_aggregator(
         CaseAggregationInput(
             app_name="",

@@ -95,7 +95,7 @@ def result_file_chunks(
     yield "\n}\n"
 
 
-def case_result_texts(results: Sequence[BaseModel]) -> list[bytes]:
+def case_result_texts(results: Sequence[BaseModel | dict[str, Any]]) -> list[bytes]:
     """Case results as compact file text (Go-escaped UTF-8 JSON, no indentation: about half
     the bytes): what a run keeps of each case result, and the input of
     :func:`result_file_chunks`. Encode many at once: the check for huge ints runs once per
