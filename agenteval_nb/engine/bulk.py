@@ -33,6 +33,7 @@ from ..evaluators.deterministic import (
 )
 from ..io import decoded_text
 from ..schema import (
+    Criterion,
     EvalCase,
     EvalCaseResult,
     EvalMetricResult,
@@ -41,7 +42,7 @@ from ..schema import (
     ScoreValue,
     status_for,
 )
-from ..schema.plain import is_wire, view
+from ..schema.plain import is_wire, view, view_class
 from .aggregate import CaseAggregationInput, default_case_aggregator
 from .case import PlannedMetric
 from .options import EngineOptions, TextSink
@@ -52,25 +53,30 @@ _MODEL_ONLY_KEYS = ("contextMessages", "rubrics", "conversationScenario", "expec
 """Case keys whose rules only the model path applies."""
 
 
+MetricResult = tuple[dict[str, Any], Any]
+"""A metric result as its wire dict and its view."""
+
+
 @dataclass(frozen=True, slots=True)
 class BulkMetric:
     """A planned metric as the bulk path scores it: its evaluator and criterion, and the
-    criterion's wire dict (written into every metric result)."""
+    criterion as its wire dict and view (in every metric result)."""
 
     name: str
     evaluator: MatchEvaluator
     criterion: Any
     criterion_wire: dict[str, Any]
+    criterion_view: Any
     threshold: float | None
     """As written (``threshold`` of the metric)."""
     pass_threshold: float
     """As the pass rule reads it (``threshold_value``)."""
-    shared: dict[tuple[bool, float], dict[str, Any]] = field(default_factory=dict)
+    shared: dict[tuple[bool, float], MetricResult] = field(default_factory=dict)
     """Metric results without a reason, by (per turn?, score): the same for every case, so
     built once and shared (they are only encoded and read)."""
 
-    def turn_result(self, score: float, reason: str) -> dict[str, Any]:
-        """The wire dict of a turn's metric result (the model path's, :mod:`.case`)."""
+    def turn_result(self, score: float, reason: str) -> MetricResult:
+        """A turn's metric result (the model path's, :mod:`.case`)."""
         if not reason and (True, score) in self.shared:
             return self.shared[(True, score)]
         value = wire_dict(ScoreValue, kind="numeric", numeric=score)
@@ -82,8 +88,8 @@ class BulkMetric:
             self.shared[(True, score)] = result
         return result
 
-    def overall_result(self, scores: list[float], reason: str | None) -> dict[str, Any]:
-        """The wire dict of the metric's overall result over the turns' scores."""
+    def overall_result(self, scores: list[float], reason: str | None) -> MetricResult:
+        """The metric's overall result over the turns' scores."""
         score, status = mean_score(scores, self.pass_threshold)
         if reason is None and (False, score) in self.shared:
             return self.shared[(False, score)]
@@ -93,16 +99,20 @@ class BulkMetric:
             self.shared[(False, score)] = result
         return result
 
-    def _result(self, score: float, status: str, details: dict[str, Any]) -> dict[str, Any]:
-        return wire_dict(
-            EvalMetricResult,
-            metric_name=self.name,
-            score=score,
-            eval_status=status,
-            threshold=self.threshold,
-            criterion=self.criterion_wire,
-            details=details,
+    def _result(self, score: float, status: str, details: dict[str, Any]) -> MetricResult:
+        fields: dict[str, Any] = {
+            "metric_name": self.name,
+            "score": score,
+            "eval_status": status,
+            "threshold": self.threshold,
+        }
+        wire = wire_dict(EvalMetricResult, **fields, criterion=self.criterion_wire, details=details)
+        seen = view_class(EvalMetricResult)(
+            **fields,
+            criterion=self.criterion_view,
+            details=view(EvalMetricResultDetails, details),
         )
+        return wire, seen
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +156,7 @@ def bulk_metrics(
                 evaluator,
                 criterion,
                 wire,
+                view(Criterion, wire),
                 metric.threshold,
                 metric.threshold_value,
             )
@@ -183,8 +194,8 @@ def bulk_case(
     case = view(EvalCase, data)
     actuals, expecteds = case.actual_conversation, case.conversation
     n_turns = len(actuals)
-    per_turn: list[list[dict[str, Any]]] = [[] for _ in range(n_turns)]
-    overall: list[dict[str, Any]] = []
+    per_turn: list[list[MetricResult]] = [[] for _ in range(n_turns)]
+    overall: list[MetricResult] = []
     for metric in metrics:
         try:
             verdicts = metric.evaluator.turn_verdicts(metric.criterion, actuals, expecteds, hooks)
@@ -195,6 +206,7 @@ def bulk_case(
             per_turn[i].append(metric.turn_result(score, reason))
         joined = ";".join(reason for _, reason in verdicts if reason) or None
         overall.append(metric.overall_result(scores, joined))
+    overall_views = [read for _, read in overall]
     outcome = default_case_aggregator(
         CaseAggregationInput(
             app_name="",
@@ -202,28 +214,47 @@ def bulk_case(
             eval_case=case,
             inference_result=None,
             eval_metrics=(),
-            metric_results=[view(EvalMetricResult, m) for m in overall],
+            metric_results=overall_views,
         )
     )
-    turns = [
-        wire_dict(
-            EvalMetricResultPerInvocation,
-            actual_invocation=data["actualConversation"][i],
-            expected_invocation=data["conversation"][i],
-            eval_metric_results=per_turn[i],
-        )
-        for i in range(n_turns)
-    ]
+    head: dict[str, Any] = {
+        "eval_set_id": set_id,
+        "eval_id": data["evalId"],
+        "run_id": run_id,
+        "score": outcome.score,
+        "final_eval_status": str(outcome.status),
+    }
+    tail: dict[str, Any] = {
+        "session_id": session_id,
+        "user_id": data["sessionInput"].get("userId"),
+    }
     result = wire_dict(
         EvalCaseResult,
-        eval_set_id=set_id,
-        eval_id=data["evalId"],
-        run_id=run_id,
-        score=outcome.score,
-        final_eval_status=str(outcome.status),
-        overall_eval_metric_results=overall,
-        eval_metric_result_per_invocation=turns,
-        session_id=session_id,
-        user_id=data["sessionInput"].get("userId"),
+        **head,
+        overall_eval_metric_results=[wire for wire, _ in overall],
+        eval_metric_result_per_invocation=[
+            wire_dict(
+                EvalMetricResultPerInvocation,
+                actual_invocation=data["actualConversation"][i],
+                expected_invocation=data["conversation"][i],
+                eval_metric_results=[wire for wire, _ in per_turn[i]],
+            )
+            for i in range(n_turns)
+        ],
+        **tail,
     )
-    return BulkCase(case, view(EvalCaseResult, result), decoded_text(result))
+    turn_view = view_class(EvalMetricResultPerInvocation)
+    result_view = view_class(EvalCaseResult)(
+        **head,
+        overall_eval_metric_results=overall_views,
+        eval_metric_result_per_invocation=[
+            turn_view(
+                actual_invocation=actuals[i],
+                expected_invocation=expecteds[i],
+                eval_metric_results=[read for _, read in per_turn[i]],
+            )
+            for i in range(n_turns)
+        ],
+        **tail,
+    )
+    return BulkCase(case, result_view, decoded_text(result))
