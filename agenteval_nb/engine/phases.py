@@ -9,7 +9,9 @@
   (:func:`~.case.evaluate_case`), between the BeforeEvaluateCase and AfterEvaluateCase
   callbacks (an error there fails the evaluation: ``run <id> evaluate: <error>``), and hand the
   case result to the evaluation's :class:`Finished`, which passes it on to the sink.
-* :func:`infer_then_evaluate` — one case end to end: ``evaluate_stage(infer_stage(case))``.
+* :func:`infer_then_evaluate` — one case end to end: ``evaluate_stage(infer_stage(case))``,
+  or :func:`bulk_stage` when the evaluation runs the bulk path (:mod:`.bulk`) and the case is
+  one it takes (a plain trace case of an eval set file: scored without models).
 
 With an executor (``RunState.runner``) the case's turns and its score are computed where the
 executor runs it; the inference stage brings both back (``Inferred.evaluated``) and the
