@@ -5,16 +5,18 @@ Chosen once per evaluation (:func:`bulk_metrics`) when every planned metric is
 ``compareName``: a custom compare receives models), no callbacks, no executor, the default case
 aggregator, and a sink that keeps case results as text (:class:`~.options.TextSink`).
 
-Then per case (:func:`bulk_case`): the case's decoded wire data (orjson, under the loader's
-rules) is scored when it is a plain trace case in wire form (:func:`~agenteval_nb.schema.plain
-.is_wire`): ``evalMode`` ``trace``, ``sessionInput`` given, recorded and expected turns of the
-same non-zero count with ``userContent`` in every recorded turn, and no case-level
-``contextMessages``, ``rubrics``, ``conversationScenario`` or ``expectedRunnerEnabled``. The
-evaluators' own per-turn rule (:meth:`~agenteval_nb.evaluators.deterministic.MatchEvaluator
-.turn_verdicts`) runs on views of that data; the case result is the plain dict its model would
-write (the turns are the input's own wire data) and its text the bytes the model path writes.
-Any other case (and any error) returns ``None``: it takes the model path, which gives it its
-failure text. Its result reaches the tables and the summary through a view, as a model would.
+Then per case (:func:`bulk_case`): the case's decoded data (orjson, under the loader's rules)
+is scored when it is plain (:func:`~agenteval_nb.schema.plain.view`: it reads into the case's
+view struct exactly as the model would) and a plain trace case: ``evalMode`` ``trace``,
+``sessionInput`` given, recorded and expected turns of the same non-zero count with
+``userContent`` in every recorded turn, and no case-level ``contextMessages``, ``rubrics``,
+``conversationScenario`` or ``expectedRunnerEnabled``. The evaluators' own per-turn rule
+(:meth:`~agenteval_nb.evaluators.deterministic.MatchEvaluator.turn_verdicts`) runs on the
+views; the case result is the plain dict its model would write (the turns are the views' own
+wire data, :func:`~agenteval_nb.schema.plain.wire_of`), its text the bytes the model path
+writes, and its view (built from the case's own turn views) what the tables and the summary
+read. Any other case (and any error) returns ``None``: it takes the model path, which gives it
+its failure text.
 """
 
 from __future__ import annotations
@@ -42,15 +44,20 @@ from ..schema import (
     ScoreValue,
     status_for,
 )
-from ..schema.plain import is_wire, view, view_class
+from ..schema.plain import view, view_class, wire_of
 from .aggregate import CaseAggregationInput, default_case_aggregator
 from .case import PlannedMetric
 from .options import EngineOptions, TextSink
 from .summary import wire_dict
 
 _BULK_EVALUATORS = (ToolTrajectoryEvaluator, FinalResponseEvaluator)
-_MODEL_ONLY_KEYS = ("contextMessages", "rubrics", "conversationScenario", "expectedRunnerEnabled")
-"""Case keys whose rules only the model path applies."""
+_MODEL_ONLY_FIELDS = (
+    "context_messages",
+    "rubrics",
+    "conversation_scenario",
+    "expected_runner_enabled",
+)
+"""Case fields whose rules only the model path applies."""
 
 
 MetricResult = tuple[dict[str, Any], Any]
@@ -79,10 +86,8 @@ class BulkMetric:
         """A turn's metric result (the model path's, :mod:`.case`)."""
         if not reason and (True, score) in self.shared:
             return self.shared[(True, score)]
-        value = wire_dict(ScoreValue, kind="numeric", numeric=score)
-        details = wire_dict(
-            EvalMetricResultDetails, reason=reason or None, score=score, value=value
-        )
+        value = {"kind": "numeric", "numeric": score}
+        details = {"reason": reason or None, "score": score, "value": value}
         result = self._result(score, str(status_for(score, self.pass_threshold)), details)
         if not reason:
             self.shared[(True, score)] = result
@@ -93,24 +98,35 @@ class BulkMetric:
         score, status = mean_score(scores, self.pass_threshold)
         if reason is None and (False, score) in self.shared:
             return self.shared[(False, score)]
-        details = wire_dict(EvalMetricResultDetails, reason=reason, score=score)
-        result = self._result(score, status, details)
+        result = self._result(score, status, {"reason": reason, "score": score})
         if reason is None:
             self.shared[(False, score)] = result
         return result
 
     def _result(self, score: float, status: str, details: dict[str, Any]) -> MetricResult:
+        """The metric result of these values; ``details``: its details' field values (its
+        ``value``: the score value's)."""
         fields: dict[str, Any] = {
             "metric_name": self.name,
             "score": score,
             "eval_status": status,
             "threshold": self.threshold,
         }
-        wire = wire_dict(EvalMetricResult, **fields, criterion=self.criterion_wire, details=details)
+        value = details.pop("value", None)
+        wire_details = wire_dict(
+            EvalMetricResultDetails,
+            **details,
+            value=None if value is None else wire_dict(ScoreValue, **value),
+        )
+        seen_details = view_class(EvalMetricResultDetails)(
+            **details,
+            value=None if value is None else view_class(ScoreValue)(**value),
+        )
+        wire = wire_dict(
+            EvalMetricResult, **fields, criterion=self.criterion_wire, details=wire_details
+        )
         seen = view_class(EvalMetricResult)(
-            **fields,
-            criterion=self.criterion_view,
-            details=view(EvalMetricResultDetails, details),
+            **fields, criterion=self.criterion_view, details=seen_details
         )
         return wire, seen
 
@@ -148,7 +164,8 @@ def bulk_metrics(
             wire = orjson.loads(metric.criterion.model_dump_json(by_alias=True, exclude_none=True))
         except Exception:  # no criterion of its kind, or one orjson cannot hold exactly
             return None
-        if criterion.compare_name:
+        criterion_view = view(Criterion, wire)
+        if criterion.compare_name or criterion_view is None:
             return None
         metrics.append(
             BulkMetric(
@@ -156,7 +173,7 @@ def bulk_metrics(
                 evaluator,
                 criterion,
                 wire,
-                view(Criterion, wire),
+                criterion_view,
                 metric.threshold,
                 metric.threshold_value,
             )
@@ -164,20 +181,16 @@ def bulk_metrics(
     return tuple(metrics)
 
 
-def _takes(data: Any) -> bool:
-    """True when the bulk path scores this decoded case (see the module)."""
-    if type(data) is not dict or data.get("evalMode") != "trace":
+def _takes(case: Any) -> bool:
+    """True when the bulk path scores this case view (see the module)."""
+    if case.eval_mode != "trace" or case.session_input is None:
         return False
-    if any(key in data for key in _MODEL_ONLY_KEYS) or "sessionInput" not in data:
+    if any(getattr(case, name) is not None for name in _MODEL_ONLY_FIELDS):
         return False
-    expected, actual = data.get("conversation"), data.get("actualConversation")
-    if not expected or not actual or type(expected) is not list or type(actual) is not list:
+    expected, actual = case.conversation, case.actual_conversation
+    if not expected or not actual or len(expected) != len(actual):
         return False
-    if len(expected) != len(actual):
-        return False
-    if not all(type(turn) is dict and "userContent" in turn for turn in actual):
-        return False
-    return is_wire(EvalCase, data, ordered=False)
+    return all(turn.user_content is not None for turn in actual)
 
 
 def bulk_case(
@@ -189,9 +202,9 @@ def bulk_case(
     hooks: Hooks,
 ) -> BulkCase | None:
     """Case ``data`` scored on the bulk path, or ``None``: it takes the model path."""
-    if not _takes(data):
-        return None
     case = view(EvalCase, data)
+    if case is None or not _takes(case):
+        return None
     actuals, expecteds = case.actual_conversation, case.conversation
     n_turns = len(actuals)
     per_turn: list[list[MetricResult]] = [[] for _ in range(n_turns)]
@@ -219,14 +232,14 @@ def bulk_case(
     )
     head: dict[str, Any] = {
         "eval_set_id": set_id,
-        "eval_id": data["evalId"],
+        "eval_id": case.eval_id,
         "run_id": run_id,
         "score": outcome.score,
         "final_eval_status": str(outcome.status),
     }
     tail: dict[str, Any] = {
         "session_id": session_id,
-        "user_id": data["sessionInput"].get("userId"),
+        "user_id": case.session_input.user_id,
     }
     result = wire_dict(
         EvalCaseResult,
@@ -235,8 +248,8 @@ def bulk_case(
         eval_metric_result_per_invocation=[
             wire_dict(
                 EvalMetricResultPerInvocation,
-                actual_invocation=data["actualConversation"][i],
-                expected_invocation=data["conversation"][i],
+                actual_invocation=wire_of(actuals[i]),
+                expected_invocation=wire_of(expecteds[i]),
                 eval_metric_results=[wire for wire, _ in per_turn[i]],
             )
             for i in range(n_turns)

@@ -1,80 +1,76 @@
-"""Wire data used without models: the check that a decoded document is in the exact form its
-model writes (:func:`is_wire`), and read-only msgspec structs with the model's attribute names
-over such data (:func:`view`). Both are derived from the models' fields (one schema
-definition): nothing here names a field.
+"""Wire data used without models: frozen msgspec structs derived from the models' fields (one
+schema definition: nothing here names a field), with the models' attribute names.
 
-Rule of :func:`is_wire` — ``data`` is *in wire form* for ``cls`` when validating it into the
-model and writing the model back (aliases, ``None`` left out) gives the same keys, values and
-order, so the decoded data can stand for the model:
+:func:`view` decodes a model's wire data into its view struct, or returns ``None`` when the
+data is not *plain*; :func:`wire_of` gives back the plain dict its model would write. Rule —
+data is plain for ``cls`` when validating it into the model and writing the model back
+(aliases, ``None`` left out) gives exactly :func:`wire_of` of its view:
 
-* only the model's wire keys (no unknown key, no key in another spelling or case), in field
-  order (pydantic writes that order), none holding ``null``; a field without a default or
-  with a non-``None`` default is present (the model writes it either way);
-* values of the field's exact type: ``str``, ``int`` (not ``bool``), ``float`` (not ``int``),
-  ``bool``; lists and string-keyed dicts of those; nested models in wire form; ``Any`` takes
-  any JSON value;
-* models that adjust their own wire form (execution traces, omit-empty keys) and fields with a
-  validator that may change the value (``before``, ``wrap``, ``plain``) are never in wire form;
-  an ``after`` validator only checks (the schema's only one accepts ``evalMode``).
+* only the model's wire keys (an unknown key, or a key in another spelling or case, is not
+  plain: the model keeps and writes it, the loader folds it);
+* values of the field's type, as strictly as the models take them (a string is not a number,
+  ``0`` is not a boolean; an int for a float field becomes a float, as in the model); ``null``
+  where the field allows it (left out when written, as the model does);
+* a field with a non-``None`` default (``role: ""``) or none at all must be given (the model
+  writes it either way);
+* models that adjust their own wire form (execution traces keep their ``null``\\ s) and fields
+  with a validator that may change the value (``before``, ``wrap``, ``plain``) take only
+  ``null``; an ``after`` validator only checks (the schema's only one accepts ``evalMode``).
 
-Anything else is "not in wire form": the caller takes the model path for it.
+Keys come back in field order, whatever their order in the data (the model's order).
 """
 
 from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 import msgspec
 from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
 
-Check = Callable[[Any], bool]
-
-_SCALARS: dict[Any, type] = {str: str, int: int, float: float, bool: bool}
+_SCALARS = (str, int, float, bool)
 
 
-def _never(value: Any) -> bool:
-    return False
-
-
-def _anything(value: Any) -> bool:
-    return True
-
-
-def _optional_inner(annotation: Any) -> Any:
-    """The annotation without its ``None`` member (``str | None`` → ``str``)."""
+def _optional_inner(annotation: Any) -> tuple[Any, bool]:
+    """The annotation without its ``None`` member, and whether it had one."""
     origin = typing.get_origin(annotation)
     if origin is typing.Union or origin is types.UnionType:
         members = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return members[0] if len(members) == 1 else typing.Union[tuple(members)]  # noqa: UP007
-    return annotation
+        if len(members) == 1:
+            return members[0], len(members) < len(typing.get_args(annotation))
+    return annotation, False
 
 
-def _check_of(annotation: Any) -> Check:
-    """The value check of a field annotation (its ``None`` member dropped: ``null`` is never
-    wire form); :func:`_never` for shapes the bulk path does not take."""
-    annotation = _optional_inner(annotation)
-    if annotation is Any:
-        return _anything
-    exact = _SCALARS.get(annotation)
-    if exact is not None:
-        return lambda value: type(value) is exact
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return lambda value: is_wire(annotation, value)
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is list and len(args) == 1:
-        item = _check_of(args[0])
-        return lambda value: type(value) is list and all(v is not None and item(v) for v in value)
-    if origin is dict and len(args) == 2 and args[0] is str:
-        item = _check_of(args[1])
-        return lambda value: (
-            type(value) is dict and all(v is not None and item(v) for v in value.values())
-        )
-    return _never
+def _view_type(annotation: Any) -> Any:
+    """The view-struct type of a field annotation: nested models as their view structs;
+    ``None`` (only ``null`` is taken) for shapes the views do not take."""
+    inner, optional = _optional_inner(annotation)
+    if inner is Any:
+        return Any
+    if inner in _SCALARS:
+        found: Any = inner
+    elif isinstance(inner, type) and issubclass(inner, BaseModel):
+        found = None if _adjusts_itself(inner) else view_class(inner)
+    else:
+        origin, args = typing.get_origin(inner), typing.get_args(inner)
+        if origin is list and len(args) == 1:
+            found = _item_type(args[0], list)
+        elif origin is dict and len(args) == 2 and args[0] is str:
+            found = _item_type(args[1], dict)
+        else:
+            return None
+    if found is None:
+        return None
+    return typing.Optional[found] if optional else found  # noqa: UP045
+
+
+def _item_type(annotation: Any, container: type) -> Any:
+    item = _view_type(annotation)
+    if item is None:
+        return None
+    return list[item] if container is list else dict[str, item]  # type: ignore[valid-type]
 
 
 def _changes_values(cls: type[BaseModel]) -> frozenset[str]:
@@ -86,77 +82,25 @@ def _changes_values(cls: type[BaseModel]) -> frozenset[str]:
     return frozenset(names)
 
 
-@cache
-def _shape(cls: type[BaseModel]) -> tuple[dict[str, tuple[int, Check]], frozenset[str]] | None:
-    """``cls``'s wire keys with their field position and value check, and the keys that must
-    be present; ``None`` for a model that adjusts its own wire form."""
+def _adjusts_itself(cls: type[BaseModel]) -> bool:
     decorators = cls.__pydantic_decorators__
-    if decorators.model_serializers or decorators.model_validators:
-        return None
-    changed = _changes_values(cls)
-    keys: dict[str, tuple[int, Check]] = {}
-    required: set[str] = set()
-    for position, (name, field) in enumerate(cls.model_fields.items()):
-        if field.exclude:
-            continue
-        alias = field.alias or name
-        keys[alias] = (position, _never if name in changed else _check_of(field.annotation))
-        if field.default_factory is not None or field.default not in (None,):
-            required.add(alias)  # PydanticUndefined (no default) or a written default
-    return keys, frozenset(required)
-
-
-def is_wire(cls: type[BaseModel], data: Any, ordered: bool = True) -> bool:
-    """True when ``data`` is in wire form for ``cls`` (see the module's rule); ``ordered=False``
-    lets ``data``'s own keys come in any order (a document that is read, not written back:
-    its nested models must still be in order)."""
-    shape = _shape(cls)
-    if shape is None or type(data) is not dict:
-        return False
-    keys, required = shape
-    last = -1
-    for key, value in data.items():
-        found = keys.get(key)
-        if found is None or value is None:
-            return False
-        position, check = found
-        if (ordered and position <= last) or not check(value):
-            return False
-        last = position
-    return len(required) == 0 or required.issubset(data)
-
-
-# -- views ------------------------------------------------------------------------------------
-
-
-def _view_type(annotation: Any) -> Any:
-    """The view-struct field type of a model field: nested models as their view structs, any
-    other value as it is (``Any``: wire form was checked by :func:`is_wire`)."""
-    annotation = _optional_inner(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return view_class(annotation) | None
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is list and len(args) == 1:
-        inner = _optional_inner(args[0])
-        if isinstance(inner, type) and issubclass(inner, BaseModel):
-            return list[view_class(inner)] | None  # type: ignore[misc]
-    if origin is dict and len(args) == 2:
-        inner = _optional_inner(args[1])
-        if isinstance(inner, type) and issubclass(inner, BaseModel):
-            return dict[str, view_class(inner)] | None  # type: ignore[misc]
-    return Any
+    return bool(decorators.model_serializers or decorators.model_validators)
 
 
 @cache
-def view_class(cls: type[BaseModel]) -> type[msgspec.Struct]:
-    """A frozen msgspec struct derived from ``cls``: its field names, read from its wire keys
-    (nested models as their view structs; an absent key gives the field's default, ``None``
-    for a default factory), its own properties (``EvalCase.is_trace``), and
-    ``__pydantic_extra__`` ``None`` (wire form has no unknown keys)."""
-    fields = []
+def view_class(cls: type[BaseModel]) -> Any:
+    """The frozen view struct of ``cls`` (see the module's rule). It carries the model's own
+    properties (``EvalCase.is_trace``) and ``__pydantic_extra__`` ``None`` (plain data has no
+    unknown keys). Built with keywords it takes any values (msgspec checks types only when it
+    decodes): how the engine makes views of the results it computes."""
+    changed = _changes_values(cls)
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for name, field in cls.model_fields.items():
-        default = None if field.default is PydanticUndefined else field.default
-        fields.append((name, _view_type(field.annotation), default))
+        kind = None if name in changed else _view_type(field.annotation)
+        if field.default is None:
+            fields.append((name, typing.Optional[kind], None))  # noqa: UP045
+        else:  # no default, a default factory, or a default the model writes: required
+            fields.append((name, kind))
     namespace: dict[str, Any] = {"__pydantic_extra__": None, "wire_model": cls}
     for klass in cls.__mro__:
         if klass.__module__.startswith("pydantic"):
@@ -166,10 +110,27 @@ def view_class(cls: type[BaseModel]) -> type[msgspec.Struct]:
                 namespace[name] = member
     rename = {name: field.alias or name for name, field in cls.model_fields.items()}
     return msgspec.defstruct(
-        f"{cls.__name__}View", fields, namespace=namespace, rename=rename, frozen=True
+        f"{cls.__name__}View",
+        fields,
+        namespace=namespace,
+        kw_only=True,
+        rename=rename,
+        frozen=True,
+        forbid_unknown_fields=True,
+        omit_defaults=True,
     )
 
 
-def view(cls: type[BaseModel], data: dict[str, Any]) -> Any:
-    """``data`` (in wire form for ``cls``) as an instance of :func:`view_class` of ``cls``."""
-    return msgspec.convert(data, view_class(cls))
+def view(cls: type[BaseModel], data: Any) -> Any:
+    """``data`` as the view struct of ``cls``, or ``None`` when it is not plain for ``cls``."""
+    if _adjusts_itself(cls):
+        return None
+    try:
+        return msgspec.convert(data, view_class(cls))
+    except msgspec.ValidationError:
+        return None
+
+
+def wire_of(viewed: Any) -> Any:
+    """The plain data a view's model writes: wire keys in field order, ``None`` left out."""
+    return msgspec.to_builtins(viewed)

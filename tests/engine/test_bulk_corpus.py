@@ -183,11 +183,11 @@ def test_the_bulk_path_takes_the_plain_cases_and_leaves_the_others(corpus_path):
         for index, eval_id in enumerate(source.eval_ids)
         if bulk_case(chosen, source.plain(index), "set", 1, "s", options.context.hooks)
     }
-    # not taken: a tool "result": null (the model drops it), an int beyond 64 bits, case
-    # contextMessages, turn counts that differ, an unknown key, a case that does not validate
+    # not taken: an int beyond 64 bits, case contextMessages, turn counts that differ, an
+    # unknown key, a case that does not validate
     assert taken == {
-        "pass", "fail", "reordered", "changed-args", "ignored-arg", "no-final", "unicode",
-        "multi-turn",
+        "pass", "fail", "reordered", "changed-args", "ignored-arg", "no-final", "odd-types",
+        "unicode", "multi-turn",
     }  # fmt: skip
     without_sink = EngineOptions(registry=registry, context=EvaluationContext())
     assert bulk_metrics(without_sink, plan) is None

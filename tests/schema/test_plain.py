@@ -1,15 +1,17 @@
-"""Wire form without models (agenteval_nb/schema/plain.py): data is in wire form exactly when
-its model writes it back unchanged, and views read it through the model's attribute names."""
+"""Plain wire data (agenteval_nb/schema/plain.py): data reads into its model's view struct
+exactly when the model would write it back as ``wire_of`` the view; views read it through the
+model's attribute names."""
 
 from __future__ import annotations
 
 import copy
 import json
 
+import orjson
 import pytest
 
 from agenteval_nb.schema import EvalCase, Invocation, Message
-from agenteval_nb.schema.plain import is_wire, view
+from agenteval_nb.schema.plain import view, wire_of
 
 TURN = {
     "invocationId": "i-1",
@@ -19,14 +21,9 @@ TURN = {
 }
 
 
-def _written(cls, data) -> dict:
-    """What the model path writes for ``data``: validated, then dumped as a file holds it."""
-    return json.loads(cls.model_validate(data).model_dump_json(by_alias=True, exclude_none=True))
-
-
-def test_a_turn_in_wire_form_is_what_its_model_writes():
-    assert is_wire(Invocation, TURN)
-    assert list(_written(Invocation, TURN)) == list(TURN) and _written(Invocation, TURN) == TURN
+def _written(cls, data) -> bytes:
+    """The bytes the model path writes for ``data``: validated, then dumped as a file holds it."""
+    return cls.model_validate(data).model_dump_json(by_alias=True, exclude_none=True).encode()
 
 
 def _changed(path: tuple, value) -> dict:
@@ -42,31 +39,40 @@ def _changed(path: tuple, value) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("path", "value", "written_otherwise"),
+    ("path", "value"),
     [
-        (("finalResponse", "content"), None, True),  # null: the model leaves the key out
-        (("userContent", "role"), KeyError, True),  # a default the model writes ("role": "")
-        (("tools", 0, "result"), None, True),  # null for an Any field: left out when written
-        (("creationTimestamp",), 1, True),  # an int for a float field: written as 1.0
-        (("extra",), 1, False),  # an unknown key (kept, but written last: not taken)
-        (("InvocationId",), "i-2", False),  # a key in another case (the loader folds it)
-        (("finalResponse", "role"), 1, False),  # a wrong type (does not validate)
+        ((), None),  # as it is
+        (("finalResponse", "content"), None),  # null: left out when written
+        (("tools", 0, "result"), None),  # null for an Any field: left out too
+        (("creationTimestamp",), 1),  # an int for a float field: written as 1.0
+        (("simulatedUser",), False),  # a zero value is written
     ],
 )
-def test_data_the_model_would_not_write_back_as_it_is_is_not_wire_form(
-    path, value, written_otherwise
-):
-    changed = _changed(path, value)
-    assert not is_wire(Invocation, changed)
-    if written_otherwise:
-        assert json.dumps(_written(Invocation, changed)) != json.dumps(changed)
+def test_plain_data_is_written_back_as_its_model_writes_it(path, value):
+    turn = _changed(path, value) if path else TURN
+    seen = view(Invocation, turn)
+    assert seen is not None
+    assert orjson.dumps(wire_of(seen)) == _written(Invocation, turn)
 
 
-def test_keys_out_of_field_order_are_wire_form_only_where_not_written_back():
-    reordered = {"tools": TURN["tools"], "invocationId": "i-1"}
-    assert not is_wire(Invocation, reordered)
-    case = {"evalId": "c", "conversation": [TURN], "evalMode": "trace"}
-    assert is_wire(EvalCase, case, ordered=False) and not is_wire(EvalCase, case)
+def test_keys_come_back_in_field_order():
+    reordered = dict(reversed(list(TURN.items())))
+    assert orjson.dumps(wire_of(view(Invocation, reordered))) == _written(Invocation, TURN)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("extra",), 1),  # an unknown key: the model keeps it and writes it last
+        (("InvocationId",), "i-2"),  # a key in another case: the loader folds it
+        (("userContent", "role"), KeyError),  # a default the model writes ("role": "")
+        (("finalResponse", "role"), 1),  # a string field given a number
+        (("simulatedUser",), 0),  # a bool field given 0
+        (("executionTrace",), {"Status": None}),  # traces write their nulls back
+    ],
+)
+def test_data_the_model_would_not_write_back_as_its_view_is_not_plain(path, value):
+    assert view(Invocation, _changed(path, value)) is None
 
 
 def test_a_view_reads_fields_defaults_and_the_models_properties():
@@ -75,5 +81,6 @@ def test_a_view_reads_fields_defaults_and_the_models_properties():
     assert case.is_trace and case.eval_id == "c" and case.actual_conversation is None
     assert turn.tools[0].name == "search" and turn.tools[0].arguments == {"q": None, "n": [1, 2.5]}
     assert turn.final_response.content == "hello" and turn.context_messages is None
-    assert view(Message, {"content": "x"}).role == ""  # the field's default
+    assert view(Message, {"role": "", "content": "x"}).role == ""
     assert turn.__pydantic_extra__ is None
+    assert json.loads(json.dumps(wire_of(turn))) == TURN
