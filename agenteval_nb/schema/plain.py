@@ -13,9 +13,10 @@ data is plain for ``cls`` when validating it into the model and writing the mode
   where the field allows it (left out when written, as the model does);
 * a field with a non-``None`` default (``role: ""``) or none at all must be given (the model
   writes it either way);
-* models that adjust their own wire form (execution traces keep their ``null``\\ s) and fields
-  with a validator that may change the value (``before``, ``wrap``, ``plain``) take only
-  ``null``; an ``after`` validator only checks (the schema's only one accepts ``evalMode``).
+* models that adjust their own wire form (execution traces keep their ``null``\\ s), fields
+  never written (``apiKey``) and fields with a validator that may change the value
+  (``before``, ``wrap``, ``plain``) take only ``null``; an ``after`` validator only checks (the
+  schema's only one accepts ``evalMode``).
 
 Keys come back in field order, whatever their order in the data (the model's order).
 """
@@ -43,10 +44,12 @@ def _optional_inner(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
-def _view_type(annotation: Any) -> Any:
+def _view_type(annotation: Any, nullable: bool = True) -> Any:
     """The view-struct type of a field annotation: nested models as their view structs;
-    ``None`` (only ``null`` is taken) for shapes the views do not take."""
+    ``None`` (only ``null`` is taken) for shapes the views do not take; ``nullable=False``
+    drops the annotation's ``None`` (a field written even when ``None``)."""
     inner, optional = _optional_inner(annotation)
+    optional = optional and nullable
     if inner is Any:
         return Any
     if inner in _SCALARS:
@@ -96,11 +99,12 @@ def view_class(cls: type[BaseModel]) -> Any:
     changed = _changes_values(cls)
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for name, field in cls.model_fields.items():
-        kind = None if name in changed else _view_type(field.annotation)
+        never = name in changed or field.exclude
         if field.default is None:
+            kind = None if never else _view_type(field.annotation)
             fields.append((name, typing.Optional[kind], None))  # noqa: UP045
         else:  # no default, a default factory, or a default the model writes: required
-            fields.append((name, kind))
+            fields.append((name, None if never else _view_type(field.annotation, False)))
     namespace: dict[str, Any] = {"__pydantic_extra__": None, "wire_model": cls}
     for klass in cls.__mro__:
         if klass.__module__.startswith("pydantic"):

@@ -9,8 +9,9 @@ import json
 
 import orjson
 import pytest
+from pydantic import Field
 
-from agenteval_nb.schema import EvalCase, Invocation, Message
+from agenteval_nb.schema import EvalCase, Invocation, Message, WireModel
 from agenteval_nb.schema.plain import view, wire_of
 
 TURN = {
@@ -84,3 +85,14 @@ def test_a_view_reads_fields_defaults_and_the_models_properties():
     assert view(Message, {"role": "", "content": "x"}).role == ""
     assert turn.__pydantic_extra__ is None
     assert json.loads(json.dumps(wire_of(turn))) == TURN
+
+
+class _WithSecret(WireModel):
+    name: str | None = None
+    secret: str | None = Field(default=None, exclude=True)
+
+
+def test_a_field_never_written_is_not_plain_when_given():
+    assert wire_of(view(_WithSecret, {"name": "m"})) == {"name": "m"}
+    assert view(_WithSecret, {"name": "m", "secret": "s"}) is None
+    assert _WithSecret.model_validate({"name": "m", "secret": "s"}).to_wire() == {"name": "m"}
