@@ -7,7 +7,7 @@ import inspect
 import pydoc
 
 import agenteval_nb as ae
-from agenteval_nb.syncio import sync_twin
+from agenteval_nb.syncio import run_sync, sync_twin
 
 
 def test_evaluate_has_the_signature_of_evaluate_async():
@@ -66,3 +66,21 @@ def test_twin_runs_inside_a_running_event_loop():
         return scaled(5, factor=3)
 
     assert asyncio.run(notebook_cell()) == 15
+
+
+def test_the_result_is_not_formatted_on_the_way_out():
+    """asyncio.run formats its main task (result included) when it restores the SIGINT
+    handler; a 100k-case run's repr costs seconds, so the result travels in a box."""
+
+    class Counted:
+        calls = 0
+
+        def __repr__(self) -> str:
+            Counted.calls += 1
+            return "Counted()"
+
+    async def make() -> Counted:
+        return Counted()
+
+    assert isinstance(run_sync(make), Counted)
+    assert Counted.calls == 0

@@ -281,6 +281,10 @@ class RecordBuilder:
     """
 
     BATCH = 256
+    BULK_BATCH = 2048
+    """The batch while the results come from the bulk path (``add_text(..., encoded=True)``):
+    they arrive at CPU speed, nothing waits on the loop, and the builders' cost per batch
+    dominates (measured on views: ~30 µs a case at 256, ~17 at 2048)."""
 
     def __init__(
         self, metrics: Sequence[EvalMetric] = (), batch: int = BATCH, source: str = "<run>"
@@ -300,15 +304,22 @@ class RecordBuilder:
         self.add_text(position, case, result, None)
 
     def add_text(
-        self, position: int, case: EvalCase | None, result: EvalCaseResult, text: bytes | None
+        self,
+        position: int,
+        case: EvalCase | None,
+        result: EvalCaseResult,
+        text: bytes | None,
+        encoded: bool = False,
     ) -> None:
-        """:meth:`add` with the case result's file text already at hand (a loaded file)."""
+        """:meth:`add` with the case result's file text already at hand (read from a file, or
+        ``encoded`` as :meth:`add` encodes it: the bulk path, whose ``case`` and ``result`` are
+        views with the models' attributes)."""
         self._pending.append((position, case, result, text))
-        self._read_texts = self._read_texts or text is not None
+        self._read_texts = self._read_texts or (text is not None and not encoded)
         self._keys.append((position, result.run_id, result.eval_id))
         self._in_order = self._in_order and position > self._last
         self._last = max(self._last, position)
-        if len(self._pending) >= self.batch:
+        if len(self._pending) >= (max(self.batch, self.BULK_BATCH) if encoded else self.batch):
             self._flush()
 
     def _flush(self) -> None:

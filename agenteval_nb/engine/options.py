@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import ConfigError
 from ..evaluators.base import EvaluationContext
@@ -41,6 +41,17 @@ class ResultSink(Protocol):
     """
 
     def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None: ...
+
+
+@runtime_checkable
+class TextSink(ResultSink, Protocol):
+    """A sink that also takes a case result with its result-file text (``encoded``: written by
+    :func:`~agenteval_nb.io.case_result_texts`); such a ``result`` may be a read-only view
+    with the model's attributes (the bulk path, :mod:`.bulk`)."""
+
+    def add_text(
+        self, position: int, case: Any, result: Any, text: bytes | None, encoded: bool = False
+    ) -> None: ...
 
 
 def uuid_session_id() -> str:

@@ -9,7 +9,9 @@
   (:func:`~.case.evaluate_case`), between the BeforeEvaluateCase and AfterEvaluateCase
   callbacks (an error there fails the evaluation: ``run <id> evaluate: <error>``), and hand the
   case result to the evaluation's :class:`Finished`, which passes it on to the sink.
-* :func:`infer_then_evaluate` — one case end to end: ``evaluate_stage(infer_stage(case))``.
+* :func:`infer_then_evaluate` — one case end to end: ``evaluate_stage(infer_stage(case))``,
+  or :func:`bulk_stage` when the evaluation runs the bulk path (:mod:`.bulk`) and the case is
+  one it takes (a plain trace case of an eval set file: scored without models).
 
 With an executor (``RunState.runner``) the case's turns and its score are computed where the
 executor runs it; the inference stage brings both back (``Inferred.evaluated``) and the
@@ -19,16 +21,17 @@ evaluation stage fires its callbacks around the result it was handed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..errors import FormatError
-from ..io import CaseSource
+from ..io import CaseSource, StreamedCases
 from ..schema import EvalCase, EvalCaseResult, EvalStatus
+from .bulk import BulkCase, BulkMetric, bulk_case
 from .callbacks import CallbackEvent, CallbackPoint
 from .case import PlannedMetric, evaluate_case
 from .executor import CaseRunner
 from .inference import InferenceResult, failed_inference, infer_case
-from .options import EngineOptions, ResultSink
+from .options import EngineOptions, ResultSink, TextSink
 from .summary import CaseOutcome, case_outcome
 
 
@@ -51,6 +54,13 @@ class Finished:
             self.load_errors.append(result.error_message or "")
         self.sink.add(position, case, result)
 
+    def add_bulk(self, position: int, done: BulkCase) -> None:
+        """A case of the bulk path: its views and its text go to the sink (a text sink)."""
+        self.outcomes[position] = case_outcome(done.result)
+        cast(TextSink, self.sink).add_text(
+            position, done.case, done.result, done.text, encoded=True
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
@@ -60,6 +70,9 @@ class Evaluation:
     app_name: str
     plan: list[PlannedMetric]
     finished: Finished
+    bulk: tuple[BulkMetric, ...] | None = None
+    """The plan on the bulk path (:func:`~.bulk.bulk_metrics`; None: every case takes the
+    model path)."""
     state: dict[str, Any] = field(default_factory=dict)
 
 
@@ -181,8 +194,34 @@ async def evaluate_stage(run: RunState, inferred: Inferred | Unloaded) -> EvalCa
 
 
 async def infer_then_evaluate(run: RunState, index: int) -> EvalCaseResult:
-    """Case ``index`` end to end: evaluated as soon as its turns are in."""
+    """Case ``index`` end to end: evaluated as soon as its turns are in — on the bulk path
+    when it takes the case, else through the two stages."""
+    if run.evaluation.bulk is not None and bulk_stage(run, index):
+        return None  # type: ignore[return-value]  # kept only for AfterEvaluateSet: no bulk
     return await evaluate_stage(run, await infer_stage(run, index))
+
+
+def bulk_stage(run: RunState, index: int) -> bool:
+    """Case ``index`` on the bulk path (:mod:`.bulk`), counted and handed on; False when the
+    case takes the model path."""
+    source, metrics = run.source, run.evaluation.bulk
+    if metrics is None or not isinstance(source, StreamedCases):
+        return False
+    data = source.plain(run.selected[index])
+    if data is None:
+        return False
+    options = run.evaluation.options
+    done = bulk_case(
+        metrics, data, run.set_id, run.run_id, run.session_ids[index], options.context.hooks
+    )
+    if done is None:
+        return False
+    if options.on_case_inferred is not None:
+        options.on_case_inferred()
+    run.evaluation.finished.add_bulk(run.offset + index, done)
+    if options.on_case_done is not None:
+        options.on_case_done()
+    return True
 
 
 def unloaded_result(run: RunState, unloaded: Unloaded) -> EvalCaseResult:

@@ -31,6 +31,7 @@ from ..errors import ConfigError
 from ..evaluators.registry import Registry
 from ..io import CaseSource, as_source
 from ..schema import EvalCase, EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
+from .bulk import bulk_metrics
 from .callbacks import CallbackPoint, Callbacks
 from .case import PlannedMetric, plan_metric
 from .executor import CaseJob, CaseRunner
@@ -210,7 +211,7 @@ async def _run_evaluation(
     _check_composition(options)
     collected = CollectedResults() if options.sink is None else None
     sink: ResultSink = options.sink or collected  # type: ignore[assignment]
-    evaluation = Evaluation(options, app_name, plan, Finished(sink))
+    evaluation = Evaluation(options, app_name, plan, Finished(sink), bulk_metrics(options, plan))
     await run_all(evaluation, run_sets)
     warnings.extend(_load_warning(evaluation.finished.load_errors))
     result, parts = summarise(evaluation, run_sets[0].header.eval_set_id, len(run_sets), collected)

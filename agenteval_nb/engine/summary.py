@@ -75,7 +75,7 @@ def check_run_numbers(summary: EvalSetResultSummary | None, run_ids: Sequence[in
 
 class Make(Protocol):
     """How a summary part is built: as its model (:func:`_model`) or as the plain dict the
-    model writes to a file (:func:`_wire`). One builder, two forms."""
+    model writes to a file (:func:`wire_dict`). One builder, two forms."""
 
     def __call__(self, cls: type[WireModel], **values: Any) -> Any: ...
 
@@ -84,7 +84,7 @@ def _model(cls: type[WireModel], **values: Any) -> Any:
     return cls(**values)
 
 
-def _wire(cls: type[WireModel], **values: Any) -> dict[str, Any]:
+def wire_dict(cls: type[WireModel], **values: Any) -> dict[str, Any]:
     """The dict a ``cls`` model of these field values writes to a file (wire keys in field
     order, ``None`` left out, :func:`~agenteval_nb.schema.base.wire_fields`' exceptions),
     built without the model. Values must already be of the field's type (floats as float)."""
@@ -253,18 +253,20 @@ def _case_summary(
 
 
 def _case_summary_wire(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> Any:
-    """``_case_summary(..., _wire)``. All that follows ``evalId`` depends only on the runs'
+    """``_case_summary(..., wire_dict)``. All that follows ``evalId`` depends only on the runs'
     outcomes, which a deterministic run repeats over its cases: it is built once per distinct
     outcomes and shared (plain dicts that are only encoded). Never for a ``-0.0``, which
     compares equal to ``0.0``."""
     if any(_negative_zero(m) for r in runs for m in r.metrics):
-        return _case_summary(eval_id, runs, num_runs, _wire)
+        return _case_summary(eval_id, runs, num_runs, wire_dict)
     return {"evalId": eval_id, **_shared_rest(tuple(r[1:] for r in runs), num_runs)}
 
 
 @lru_cache(maxsize=4096)
 def _shared_rest(runs: tuple[tuple[Any, ...], ...], num_runs: int) -> dict[str, Any]:
-    wire: dict[str, Any] = _case_summary("-", [CaseOutcome("-", *r) for r in runs], num_runs, _wire)
+    wire: dict[str, Any] = _case_summary(
+        "-", [CaseOutcome("-", *r) for r in runs], num_runs, wire_dict
+    )
     del wire["evalId"]
     return wire
 

@@ -49,9 +49,9 @@ def _turn_result(
 
 
 def _overall(turns: list[PerInvocationResult], threshold: float) -> EvaluateResult:
-    """Mean of the turns under the pass rule; no turns ⇒ not_evaluated with score 0."""
-    mean = sum(turn.score for turn in turns) / len(turns) if turns else None
-    return EvaluateResult(0.0 if mean is None else mean, status_for(mean, threshold), turns)
+    """:func:`mean_score` of the turns."""
+    score, status = mean_score([turn.score for turn in turns], threshold)
+    return EvaluateResult(score, status, turns)
 
 
 def _check_counts(label: str, actuals: list[Invocation], expecteds: list[Invocation]) -> None:
@@ -62,8 +62,18 @@ def _check_counts(label: str, actuals: list[Invocation], expecteds: list[Invocat
         )
 
 
-class _MatchEvaluator:
-    """Shared per-turn loop: a criterion match per turn, scored 1/0 and averaged."""
+def mean_score(scores: list[float], threshold: float) -> tuple[float, str]:
+    """The overall score and status of per-turn scores: their mean under the pass rule; no
+    turns ⇒ not_evaluated with score 0."""
+    mean = sum(scores) / len(scores) if scores else None
+    return 0.0 if mean is None else mean, str(status_for(mean, threshold))
+
+
+class MatchEvaluator:
+    """Shared per-turn loop: a criterion match per turn, scored 1/0 and averaged.
+
+    :meth:`turn_verdicts` is the rule; it reads the turns through their attributes only, so the
+    bulk path (:mod:`agenteval_nb.engine.bulk`) runs it on views of the decoded wire data."""
 
     name: str
     label: str
@@ -80,6 +90,22 @@ class _MatchEvaluator:
     def _mismatch(self, text: str) -> str:
         raise NotImplementedError
 
+    def criterion_of(self, metric: EvalMetric) -> Any:
+        """The metric's criterion of this evaluator (:class:`~.base.EvaluatorError` when none)."""
+        return self._criterion(metric)
+
+    def turn_verdicts(
+        self, criterion: Any, actuals: list[Any], expecteds: list[Any], hooks: Hooks
+    ) -> list[tuple[bool, str]]:
+        """(matched, reason) of every turn: the criterion's verdict, an empty reason on a
+        match (the turn counts must be equal)."""
+        _check_counts(self.label, actuals, expecteds)
+        verdicts = []
+        for actual, expected in zip(actuals, expecteds, strict=True):
+            cause = self._reason(criterion, actual, expected, hooks)
+            verdicts.append((cause is None, "" if cause is None else self._mismatch(cause())))
+        return verdicts
+
     async def evaluate(
         self,
         actuals: list[Invocation],
@@ -89,18 +115,18 @@ class _MatchEvaluator:
         context: EvaluationContext | None = None,
     ) -> EvaluateResult:
         criterion = self._criterion(metric)
-        _check_counts(self.label, actuals, expecteds)
-        hooks = _hooks(context)
+        verdicts = self.turn_verdicts(criterion, actuals, expecteds, _hooks(context))
         threshold = metric.threshold_value
-        turns = []
-        for actual, expected in zip(actuals, expecteds, strict=True):
-            cause = self._reason(criterion, actual, expected, hooks)
-            reason = "" if cause is None else self._mismatch(cause())
-            turns.append(_turn_result(actual, expected, cause is None, reason, threshold))
+        turns = [
+            _turn_result(actual, expected, matched, reason, threshold)
+            for actual, expected, (matched, reason) in zip(
+                actuals, expecteds, verdicts, strict=True
+            )
+        ]
         return _overall(turns, threshold)
 
 
-class ToolTrajectoryEvaluator(_MatchEvaluator):
+class ToolTrajectoryEvaluator(MatchEvaluator):
     """``tool_trajectory_avg_score``: per-turn tool-call match (SPEC §3.1), averaged."""
 
     name = "tool_trajectory_avg_score"
@@ -128,7 +154,7 @@ class ToolTrajectoryEvaluator(_MatchEvaluator):
         return f"tool trajectory mismatch: {text}" if text else ""
 
 
-class FinalResponseEvaluator(_MatchEvaluator):
+class FinalResponseEvaluator(MatchEvaluator):
     """``final_response_avg_score``: per-turn final-response match (SPEC §3.7), averaged."""
 
     name = "final_response_avg_score"

@@ -31,7 +31,7 @@ from .case_texts import CaseDetails, save_details
 from .documents import preview
 from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, json_path
 from .escaping import go_escape, utf8_safe
-from .gowriter import case_result_texts, dumps
+from .gowriter import case_result_texts, decoded_text, dumps
 from .loaders import (
     Source,
     is_json_text,
@@ -67,6 +67,7 @@ __all__ = [
     "StreamedResult",
     "as_source",
     "case_result_texts",
+    "decoded_text",
     "dumps",
     "evalset_from_dataset",
     "evalset_from_df",

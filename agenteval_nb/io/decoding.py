@@ -58,6 +58,20 @@ def decode_json(
     :func:`~agenteval_nb.io.jsonscan.short_digit_runs`), else the checked path.
     """
     limit = max_depth - len(prefix)
+    found = decode_plain(data, limit, short_digits)
+    if found is not None:
+        return found
+    text = data.decode("utf-8", "surrogatepass")
+    try:
+        return decode_text(text, source, limit)
+    except FormatError as exc:
+        raise FormatError(source, json_path(prefix) + exc.json_path[1:], exc.expected) from None
+
+
+def decode_plain(data: bytes, limit: int, short_digits: bool = False) -> Any:
+    """orjson's value of ``data`` when it cannot break a rule orjson lets through (at most
+    ``limit`` brackets, no long digit run unless ``short_digits``) and orjson reads it; else
+    ``None`` (the checked path of :func:`decode_json` decides)."""
     if data.count(b"[") + data.count(b"{") <= limit and (
         short_digits or not LONG_DIGITS.search(data)
     ):
@@ -65,11 +79,7 @@ def decode_json(
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
-    text = data.decode("utf-8", "surrogatepass")
-    try:
-        return decode_text(text, source, limit)
-    except FormatError as exc:
-        raise FormatError(source, json_path(prefix) + exc.json_path[1:], exc.expected) from None
+    return None
 
 
 class _NonStandardNumber(ValueError):

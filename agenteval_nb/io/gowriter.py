@@ -95,12 +95,24 @@ def result_file_chunks(
     yield "\n}\n"
 
 
-def case_result_texts(results: Sequence[BaseModel]) -> list[bytes]:
+def case_result_texts(results: Sequence[BaseModel | dict[str, Any]]) -> list[bytes]:
     """Case results as compact file text (Go-escaped UTF-8 JSON, no indentation: about half
     the bytes): what a run keeps of each case result, and the input of
     :func:`result_file_chunks`. Encode many at once: the check for huge ints runs once per
     call (:func:`_models_text`)."""
     return [utf8_bytes(go_escape(text)) for text in _models_text(results, indent=None)]
+
+
+def decoded_text(wire: dict[str, Any]) -> bytes:
+    """:func:`case_result_texts` of one plain wire dict whose values orjson decoded: its ints
+    fit 64 bits, far inside float64, so orjson writes pydantic's bytes without the huge-int
+    check; what orjson cannot write (a lone surrogate in a string given in code) goes the
+    checked way."""
+    try:
+        text = orjson.dumps(wire).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return case_result_texts([wire])[0]
+    return utf8_bytes(go_escape(text))
 
 
 def _indented(text: bytes, level: int) -> bytes:

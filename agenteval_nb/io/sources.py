@@ -24,13 +24,13 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
 from ..adk import looks_like_adk
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
-from .decoding import decode_json
+from .decoding import decode_json, decode_plain
 from .documents import check_kind, validate_model
 from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH, check_eval_ids
 from .jsonscan import scan_file, short_digit_runs
@@ -105,6 +105,13 @@ class StreamedCases:
             bytes(self.raw[index]), self.source, prefix, short_digits=self.short_digits
         )
         return validate_model(EvalCase, data, self.source, prefix)
+
+    def plain(self, index: int) -> Any:
+        """Case ``index`` decoded as plain data, when orjson reads it under the rules of
+        :meth:`case` (same bytes, same values); else ``None`` (only :meth:`case` can tell)."""
+        if self._whole is not None:
+            return None
+        return decode_plain(bytes(self.raw[index]), MAX_DEPTH - 2, self.short_digits)
 
     def evalset(self) -> EvalSet:
         if self._whole is None:

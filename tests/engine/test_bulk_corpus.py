@@ -1,20 +1,31 @@
 """The bulk case — trace mode, deterministic metrics, an eval set file — over a varied corpus:
 the streamed path (cases split from the file, results kept as text, tables built per batch,
 the file written from the texts and the case outcomes) writes the bytes and builds the tables
-of the model path (the whole result model, written by pydantic, tables built from it)."""
+of the model path (the whole result model, written by pydantic, tables built from it); and the
+bulk path (plain cases scored without models, :mod:`agenteval_nb.engine.bulk`) gives the
+bytes and tables of a run that takes the model path for every case."""
 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
+import re
 
 import pytest
 from _builders import evalset, trace_case
 
 import agenteval_nb as ae
 from agenteval_nb.analysis.frames import BUILDERS
-from agenteval_nb.analysis.record import RunRecord, whole_result
-from agenteval_nb.io import save_result
+from agenteval_nb.analysis.record import RecordBuilder, RunRecord, whole_result
+from agenteval_nb.engine.aggregate import default_case_aggregator
+from agenteval_nb.engine.bulk import bulk_case, bulk_metrics
+from agenteval_nb.engine.callbacks import Callbacks
+from agenteval_nb.engine.case import plan_metric
+from agenteval_nb.engine.options import EngineOptions
+from agenteval_nb.evaluators.base import EvaluationContext
+from agenteval_nb.evaluators.registry import Registry
+from agenteval_nb.io import open_evalset, save_result
 
 METRICS = [
     {
@@ -109,10 +120,77 @@ def _corpus() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def corpus_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("bulk") / "corpus.evalset.json"
     path.write_text(json.dumps(evalset(*_corpus())), encoding="utf-8")
-    return ae.evaluate(path, ae.load_metrics(METRICS), progress=False, num_runs=2)
+    return path
+
+
+def _numbered_sessions():
+    counter = itertools.count()
+    return lambda: f"session-{next(counter)}"
+
+
+@pytest.fixture(scope="module")
+def run(corpus_path):
+    return ae.evaluate(
+        corpus_path,
+        ae.load_metrics(METRICS),
+        progress=False,
+        num_runs=2,
+        session_id_factory=_numbered_sessions(),
+    )
+
+
+@pytest.fixture(scope="module")
+def model_run(corpus_path):
+    """The same evaluation on the model path for every case (a case aggregator of its own
+    keeps the bulk path out)."""
+    return ae.evaluate(
+        corpus_path,
+        ae.load_metrics(METRICS),
+        progress=False,
+        num_runs=2,
+        session_id_factory=_numbered_sessions(),
+        case_aggregator=lambda data: default_case_aggregator(data),
+    )
+
+
+_PER_RUN = re.compile(rb'"(evalSetResultId|evalSetResultName|creationTimestamp)": [^\n]*')
+
+
+def test_the_bulk_path_writes_the_bytes_of_the_model_path(run, model_run, tmp_path):
+    bulk = run.save(tmp_path / "bulk.evalset_result.json").read_bytes()
+    model = model_run.save(tmp_path / "model.evalset_result.json").read_bytes()
+    assert _PER_RUN.sub(b"", bulk) == _PER_RUN.sub(b"", model)
+
+
+def test_the_bulk_path_builds_the_tables_of_the_model_path(run, model_run):
+    for kind in BUILDERS:
+        assert run.record.table(kind).equals(model_run.record.table(kind), null_equal=True), kind
+
+
+def test_the_bulk_path_takes_the_plain_cases_and_leaves_the_others(corpus_path):
+    source = open_evalset(corpus_path)
+    metrics = ae.load_metrics(METRICS)
+    registry = Registry.default()
+    plan = [plan_metric(m, registry.lookup(m)) for m in metrics]
+    options = EngineOptions(registry=registry, context=EvaluationContext(), sink=RecordBuilder())
+    chosen = bulk_metrics(options, plan)
+    assert chosen is not None
+    taken = {
+        eval_id
+        for index, eval_id in enumerate(source.eval_ids)
+        if bulk_case(chosen, source.plain(index), "set", 1, "s", options.context.hooks)
+    }
+    # not taken: an int beyond 64 bits, case contextMessages, turn counts that differ, an
+    # unknown key, a case that does not validate
+    assert taken == {
+        "pass", "fail", "reordered", "changed-args", "ignored-arg", "no-final", "odd-types",
+        "unicode", "multi-turn",
+    }  # fmt: skip
+    without_sink = EngineOptions(registry=registry, context=EvaluationContext())
+    assert bulk_metrics(without_sink, plan) is None
 
 
 def test_the_corpus_covers_passing_failing_and_broken_cases(run):
@@ -135,3 +213,41 @@ def test_the_streamed_tables_are_the_model_paths_tables(run):
     model = RunRecord(result=whole_result(record), metrics=record.metrics)
     for kind in BUILDERS:
         assert record.table(kind).equals(model.table(kind), null_equal=True), kind
+
+
+def _plan(metrics):
+    registry = Registry.default()
+    return [plan_metric(m, registry.lookup(m)) for m in metrics]
+
+
+def _options(**fields) -> EngineOptions:
+    fields.setdefault("sink", RecordBuilder())
+    return EngineOptions(registry=Registry.default(), context=EvaluationContext(), **fields)
+
+
+def _with_compare_name(metrics):
+    changed = [m.model_copy(deep=True) for m in metrics]
+    changed[1].criterion.final_response.compare_name = "mine"
+    return changed
+
+
+def _callbacks():
+    callbacks = Callbacks()
+    callbacks.register("BeforeEvaluateCase", lambda event: None)
+    return callbacks
+
+
+@pytest.mark.parametrize(
+    ("options", "metrics"),
+    [
+        (lambda: _options(callbacks=_callbacks()), lambda m: m),
+        (lambda: _options(case_aggregator=lambda data: default_case_aggregator(data)), lambda m: m),
+        (lambda: _options(), _with_compare_name),
+        (lambda: _options(), lambda m: [*m, ae.EvalMetric(metric_name="llm_final_response")]),
+    ],
+    ids=["callbacks", "own-case-aggregator", "compare-name", "an-llm-metric"],
+)
+def test_the_bulk_path_is_not_chosen_when_a_rule_only_the_model_path_applies(options, metrics):
+    chosen = metrics(ae.load_metrics(METRICS))
+    assert bulk_metrics(options(), _plan(chosen)) is None
+    assert bulk_metrics(_options(), _plan(ae.load_metrics(METRICS))) is not None
