@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 from jupyter_core.paths import jupyter_path as jupyter_data_paths
 
@@ -126,6 +127,22 @@ def serve(notebooks: Path, work: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=30)
+
+
+def serve_cells(work: Path, name: str, cells: list[str]) -> Iterator[str]:
+    """Write ``cells`` as notebook ``<name>.ipynb`` (Python 3 kernel) in ``work/notebooks`` and
+    :func:`serve` it; yields the base URL."""
+    notebooks = work / "notebooks"
+    notebooks.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nbformat.write(nb, notebooks / f"{name}.ipynb")
+    yield from serve(notebooks, work)
 
 
 def fresh_screenshots() -> Path:

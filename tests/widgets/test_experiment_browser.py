@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
-import nbformat
 import pytest
-from browser_support import CHROMIUM, SCREENSHOTS, require_browser, serve
+from browser_support import CHROMIUM, SCREENSHOTS, require_browser, serve_cells
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -33,18 +32,7 @@ insp"""
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory) -> Iterator[str]:
     require_browser()
-    work = tmp_path_factory.mktemp("voila")
-    notebooks = work / "notebooks"
-    notebooks.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, CELL)]
-    nbformat.write(nb, notebooks / "experiment.ipynb")
-    yield from serve(notebooks, work)
+    yield from serve_cells(tmp_path_factory.mktemp("voila"), "experiment", [SETUP, CELL])
 
 
 def _picker(root, label: str):

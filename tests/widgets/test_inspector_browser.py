@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
-import nbformat
 import pytest
-from browser_support import CHROMIUM, fresh_screenshots, require_browser, serve
+from browser_support import CHROMIUM, fresh_screenshots, require_browser, serve_cells
 from report_builders import many_cases_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
@@ -44,18 +43,9 @@ cmp"""
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory) -> Iterator[str]:
     require_browser()
-    work = tmp_path_factory.mktemp("voila")
-    notebooks = work / "notebooks"
-    notebooks.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, RUN_CELL, COMPARISON_CELL)]
-    nbformat.write(nb, notebooks / "inspector.ipynb")
-    yield from serve(notebooks, work)
+    yield from serve_cells(
+        tmp_path_factory.mktemp("voila"), "inspector", [SETUP, RUN_CELL, COMPARISON_CELL]
+    )
 
 
 class Recorder:

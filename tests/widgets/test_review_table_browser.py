@@ -14,9 +14,8 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import nbformat
 import pytest
-from browser_support import CHROMIUM, SCREENSHOTS, require_browser, serve
+from browser_support import CHROMIUM, SCREENSHOTS, require_browser, serve_cells
 from report_builders import many_cases_run
 
 import agenteval_nb as ae
@@ -40,25 +39,13 @@ def result_path(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory, result_path) -> Iterator[str]:
     require_browser()
-    work = tmp_path_factory.mktemp("voila")
-    notebooks = work / "notebooks"
-    notebooks.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [
-        nbformat.v4.new_code_cell(
-            f"import agenteval_nb as ae\n"
-            f"insp = ae.inspect({str(result_path)!r}, page_size={PAGE_SIZE})\n"
-            'insp.add_class("ae-test-review")\n'
-            "insp"
-        )
-    ]
-    nbformat.write(nb, notebooks / "review.ipynb")
-    yield from serve(notebooks, work)
+    cell = (
+        "import agenteval_nb as ae\n"
+        f"insp = ae.inspect({str(result_path)!r}, page_size={PAGE_SIZE})\n"
+        'insp.add_class("ae-test-review")\n'
+        "insp"
+    )
+    yield from serve_cells(tmp_path_factory.mktemp("voila"), "review", [cell])
 
 
 @pytest.fixture(scope="module")
