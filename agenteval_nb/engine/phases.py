@@ -193,11 +193,12 @@ async def evaluate_stage(run: RunState, inferred: Inferred | Unloaded) -> EvalCa
     return _finish(run, inferred.index, case, result)
 
 
-async def infer_then_evaluate(run: RunState, index: int) -> EvalCaseResult:
+async def infer_then_evaluate(run: RunState, index: int) -> EvalCaseResult | None:
     """Case ``index`` end to end: evaluated as soon as its turns are in — on the bulk path
-    when it takes the case, else through the two stages."""
+    when it takes the case (None: its result went to the sink as text), else through the two
+    stages."""
     if run.evaluation.bulk is not None and bulk_stage(run, index):
-        return None  # type: ignore[return-value]  # kept only for AfterEvaluateSet: no bulk
+        return None
     return await evaluate_stage(run, await infer_stage(run, index))
 
 

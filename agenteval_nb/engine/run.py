@@ -306,14 +306,16 @@ async def infer_all_then_evaluate(run: RunState, pool: int) -> list[EvalCaseResu
 
 async def _each_case(
     run: RunState,
-    stage: Callable[[RunState, T], Awaitable[EvalCaseResult]],
+    stage: Callable[[RunState, T], Awaitable[EvalCaseResult | None]],
     items: Sequence[T],
     pool: int,
 ) -> list[EvalCaseResult]:
     """``stage(run, item)`` for every item, ``pool`` at a time; the results are kept only for
-    AfterEvaluateSet callbacks (the sink has them anyway)."""
+    AfterEvaluateSet callbacks (the sink has them anyway; with callbacks no case takes the bulk
+    path, whose result is None)."""
     if _has(run.evaluation.options.callbacks, CallbackPoint.AFTER_EVALUATE_SET):
-        return await map_bounded(items, partial(stage, run), pool)
+        results = await map_bounded(items, partial(stage, run), pool)
+        return [result for result in results if result is not None]
     await for_each_bounded(items, partial(stage, run), pool)
     return []
 
