@@ -205,8 +205,9 @@ class EvalRun:
         note: str | None = None,
         metric: str | None = None,
     ) -> reviews.Mark:
-        """Mark a case result (or its ``metric``) ``pass`` / ``fail`` / ``unsure``; kept in the
-        result file's review file (:func:`.analysis.reviews.add_mark`)."""
+        """Mark a case result (or its ``metric``) ``pass`` / ``fail`` / ``unsure``; kept where
+        the run's marks live: its result store, its review file, else memory until saved
+        (:func:`.analysis.reviews.add_mark`)."""
         return reviews.add_mark(self.record, eval_id, run_id, mark, note, metric)
 
     # -- statistics -----------------------------------------------------------------------------
