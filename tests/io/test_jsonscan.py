@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -65,3 +66,24 @@ def test_depth_scan_is_exact_across_chunk_borders(value, limit, chunk):
         assert quick_scan(text, limit).deep == deeper_than(text, limit)
     finally:
         jsonscan._SCAN_CHUNK = saved
+
+
+def _digit_facts(text: str) -> tuple[bool, int, int]:
+    """What the scan reports of digit runs, computed the slow, obvious way."""
+    runs = list(re.finditer(r"[0-9]+", text))
+    ints = [
+        m
+        for m in runs
+        if not (m.start() > 0 and text[m.start() - 1] == ".")
+        and not (m.end() < len(text) and text[m.end()] in ".eE")
+    ]
+    exponent = re.search(r"[0-9][eE][+0-9]", text) is not None
+    longest = max((len(m.group()) for m in runs), default=0)
+    return exponent, longest, max((len(m.group()) for m in ints), default=0)
+
+
+@given(st.text(alphabet='0123456789.eE+-x"[', max_size=60))
+def test_digit_runs_match_the_obvious_reading(text):
+    scan = quick_scan(text, 256)
+    assert (scan.exponent, scan.digits, scan.int_digits) == _digit_facts(text)
+    assert jsonscan.short_digit_runs(text.encode()) == (_digit_facts(text)[2] < 20)
