@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import math
 import os
 import time
@@ -83,43 +84,88 @@ class _WorkerSetup:
     judge_settings: dict[str, Any] | None
 
 
+Outcome = tuple[InferenceResult, EvalCaseResult]
+"""What a case brings back from a worker."""
+
+
+class _WorkerFailure(Exception):
+    """A case whose code raised on the worker (``run_case`` never should): the reason."""
+
+
+@dataclass(slots=True, eq=False)
+class _WorkerRun:
+    """One run as a worker keeps it: the job and judge client, the cases running, and the
+    finished ones not collected yet (a ticket with its outcome, or the reason it raised)."""
+
+    job: CaseJob
+    context: EvaluationContext
+    running: set[asyncio.Task[None]] = field(default_factory=set)
+    finished: list[tuple[int, Outcome | str]] = field(default_factory=list)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 @ray.remote
 class _CaseWorker:
-    """An async actor running cases; it keeps one event loop and, per open run, the run's job
-    and judge client. A restarted worker learns a run again from its setup reference."""
+    """An async actor running cases; it keeps one event loop and, per open run, the run's job,
+    judge client and finished cases. A restarted worker learns a run again from its setup
+    reference."""
 
     def __init__(self) -> None:
-        self.runs: dict[str, tuple[CaseJob, EvaluationContext]] = {}
+        self.runs: dict[str, _WorkerRun] = {}
 
     async def ready(self) -> int:
         """Answers once the worker is placed and started: its process id."""
         return os.getpid()
 
-    async def _run_state(self, key: str, setup_ref: list[Any]) -> tuple[CaseJob, EvaluationContext]:
+    async def _run_state(self, key: str, setup_ref: list[Any]) -> _WorkerRun:
         state = self.runs.get(key)
         if state is None:
             setup: _WorkerSetup = await setup_ref[0]
             context = EvaluationContext(hooks=setup.hooks, extras=dict(setup.extras))
             if setup.judge_settings is not None:
                 context.judge = JudgeClient(**setup.judge_settings)
-            state = self.runs.setdefault(key, (setup.job, context))
+            state = self.runs.setdefault(key, _WorkerRun(setup.job, context))
         return state
 
-    async def run(
-        self, key: str, setup_ref: list[Any], case: EvalCase, session_id: str
-    ) -> tuple[InferenceResult, EvalCaseResult]:
-        job, context = await self._run_state(key, setup_ref)
-        return await run_case(job, context, case, session_id)
+    async def start(
+        self, key: str, setup_ref: list[Any], cases: list[tuple[int, EvalCase, str]]
+    ) -> None:
+        """Start each ``(ticket, case, session id)``; :meth:`collect` hands back the outcomes."""
+        state = await self._run_state(key, setup_ref)
+        for ticket, case, session_id in cases:
+            task = asyncio.create_task(self._run_one(state, ticket, case, session_id))
+            state.running.add(task)
+            task.add_done_callback(state.running.discard)
+
+    async def _run_one(self, state: _WorkerRun, ticket: int, case: EvalCase, sid: str) -> None:
+        outcome: Outcome | str
+        try:
+            outcome = await run_case(state.job, state.context, case, sid)
+        except Exception as exc:
+            outcome = _first_line(exc)
+        state.finished.append((ticket, outcome))
+        state.ready.set()
+
+    async def collect(self, key: str, setup_ref: list[Any]) -> list[tuple[int, Outcome | str]]:
+        """The run's cases finished since the last call: waits for at least one (none once
+        the run is finished)."""
+        state = await self._run_state(key, setup_ref)
+        await state.ready.wait()
+        state.ready.clear()
+        finished, state.finished = state.finished, []
+        return finished
 
     async def finish(self, key: str) -> dict[str, Any] | None:
         """Forget a run: its judge and agent usage totals (``None`` if it never ran here)."""
         state = self.runs.pop(key, None)
         if state is None:
             return None
-        job, context = state
-        judge = context.judge
+        state.ready.set()  # a collect still waiting returns empty-handed
+        for task in state.running:
+            task.cancel()
+        judge = state.context.judge
         out = {"judge": judge.usage.as_dict() if judge is not None else None}
-        out["agent"] = dict(job.agents.usage)
+        out["agent"] = dict(state.job.agents.usage)
         if judge is not None:
             await judge.aclose()
         return out
@@ -396,6 +442,17 @@ class _Pool:
             task.cancel()
 
 
+@dataclass(slots=True, eq=False)
+class _Channel:
+    """One run's traffic with one life of a worker (``tenants`` is that life's set): the cases
+    to send at the next turn of the event loop, and the sent ones waiting for their outcome."""
+
+    tenants: set[object]
+    outbox: list[tuple[int, EvalCase, str]] = field(default_factory=list)
+    waiting: dict[int, asyncio.Future[Outcome]] = field(default_factory=dict)
+    collector: asyncio.Task[None] | None = None
+
+
 class _RayRun:
     """One run's cases on the executor's workers."""
 
@@ -413,8 +470,11 @@ class _RayRun:
         self.context = context
         self.setup = setup
         self.key = uuid.uuid4().hex
+        self.channels: dict[_Worker, _Channel] = {}
+        self.tickets = itertools.count()
+        self.tasks: set[asyncio.Task[None]] = set()
 
-    async def run(self, case: EvalCase, session_id: str) -> tuple[InferenceResult, EvalCaseResult]:
+    async def run(self, case: EvalCase, session_id: str) -> Outcome:
         """Run the case on a worker that is up; when the worker dies, try again alone on a
         worker — charged to the case only when it was alone on the dying one, lost once charged
         more than ``max_retries`` times; other Ray errors fail it at once."""
@@ -428,7 +488,7 @@ class _RayRun:
             tenants, died = worker.tenants, False
             tenants.add(token)
             try:
-                return await worker.actor.run.remote(self.key, [self.setup], case, session_id)
+                return await self._on(worker, case, session_id)
             except RayActorError as exc:
                 died = True  # the case stays among the tenants its neighbours count
                 self.pool.died(worker, tenants)
@@ -437,11 +497,67 @@ class _RayRun:
                     return self._lost(case, session_id, _first_line(exc))
             except RayError as exc:
                 return self._lost(case, session_id, _first_line(exc))
+            except _WorkerFailure as exc:
+                return self._lost(case, session_id, str(exc))
             finally:
                 if not died:
                     tenants.discard(token)
                 await self.pool.release(worker, alone)
             alone = True
+
+    async def _on(self, worker: _Worker, case: EvalCase, session_id: str) -> Outcome:
+        """The case's outcome from ``worker``: it travels with the cases sent to the worker in
+        the same turn of the event loop, and comes back with those that finish with it."""
+        channel = self.channels.get(worker)
+        if channel is None or channel.tenants is not worker.tenants:
+            channel = self.channels[worker] = _Channel(worker.tenants)
+        ticket = next(self.tickets)
+        outcome = channel.waiting[ticket] = asyncio.get_running_loop().create_future()
+        channel.outbox.append((ticket, case, session_id))
+        if len(channel.outbox) == 1:
+            asyncio.get_running_loop().call_soon(self._send, worker, channel)
+        try:
+            return await outcome
+        finally:
+            channel.waiting.pop(ticket, None)
+
+    def _send(self, worker: _Worker, channel: _Channel) -> None:
+        """Send the channel's outbox in one call; collect outcomes while any are awaited."""
+        cases, channel.outbox = channel.outbox, []
+        tickets = [ticket for ticket, _, _ in cases]
+        try:
+            started = worker.actor.start.remote(self.key, [self.setup], cases)
+        except Exception as exc:  # the call could not be made (e.g. a case does not pickle)
+            _settle(channel, tickets, _WorkerFailure(_first_line(exc)))
+            return
+        self._spawn(_watch_start(started, channel, tickets))
+        if channel.collector is None:
+            channel.collector = self._spawn(self._collect(worker, channel))
+
+    async def _collect(self, worker: _Worker, channel: _Channel) -> None:
+        """Hand each finished case its outcome until none is awaited; a failed call fails
+        every case still awaited on the channel (its worker's life is over when it died)."""
+        try:
+            while channel.waiting:
+                finished = await worker.actor.collect.remote(self.key, [self.setup])
+                for ticket, outcome in finished:
+                    future = channel.waiting.pop(ticket, None)
+                    if future is None or future.done():
+                        continue
+                    if isinstance(outcome, str):
+                        future.set_exception(_WorkerFailure(outcome))
+                    else:
+                        future.set_result(outcome)
+        except RayError as exc:
+            _settle(channel, list(channel.waiting), exc)
+        finally:
+            channel.collector = None
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
 
     def _lost(
         self, case: EvalCase, session_id: str, why: str
@@ -462,6 +578,8 @@ class _RayRun:
     async def close(self) -> None:
         """Collect the run's usage totals from every worker that answers within
         ``start_timeout`` and let them forget the run."""
+        for task in self.tasks:
+            task.cancel()  # nothing is awaited any more: stop collecting
         timeout = self.executor.start_timeout
         calls = [
             asyncio.wait_for(w.actor.finish.remote(self.key), timeout) for w in self.pool.workers
@@ -477,6 +595,22 @@ class _RayRun:
             self.pool.close()
             if self.executor._pool is self.pool:
                 self.executor._pool = None
+
+
+async def _watch_start(started: Any, channel: _Channel, tickets: list[int]) -> None:
+    """A start call that failed fails its cases (the collect call reports any other news)."""
+    try:
+        await started
+    except RayError as exc:
+        _settle(channel, tickets, exc)
+
+
+def _settle(channel: _Channel, tickets: list[int], error: Exception) -> None:
+    """Fail the cases of ``tickets`` still awaited on the channel with ``error``."""
+    for ticket in tickets:
+        future = channel.waiting.get(ticket)
+        if future is not None and not future.done():
+            future.set_exception(error)
 
 
 def _first_line(exc: BaseException) -> str:
