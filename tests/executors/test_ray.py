@@ -228,6 +228,67 @@ def test_cases_sharing_a_dying_worker_are_not_lost(tmp_path: Path, executor_fact
     assert_only_c3_lost(run)
 
 
+async def held_agent(turn: Turn) -> str:
+    """c0 waits until the driver has seen every other case come back (the release file),
+    at most 20 s; the others answer at once."""
+    release = Path(turn.state["marker_dir"]) / "released"
+    if turn.eval_id == "c0":
+        for _ in range(400):
+            if release.exists():
+                return turn.text.upper()
+            await asyncio.sleep(0.05)
+        return "held back"
+    return turn.text.upper()
+
+
+def test_a_slow_case_does_not_hold_back_the_cases_sent_with_it(
+    tmp_path: Path, executor_factory
+) -> None:
+    """The six cases go to the one worker together; the five quick ones reach the driver
+    while c0 is still running (its callback releases c0)."""
+    back: set[str] = set()
+
+    def came_back(event: ae.CallbackEvent) -> None:
+        back.add(event.eval_case_id or "")
+        if back >= {f"c{i}" for i in range(1, 6)}:
+            (tmp_path / "released").touch()
+
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=held_agent,
+        callbacks=ae.Callbacks().register("AfterInferenceCase", came_back),
+        progress=False,
+        executor=executor_factory(workers=1, max_in_flight=6),
+    )
+    assert [r.final_eval_status for r in run.result.eval_case_results] == ["passed"] * 6
+
+
+async def reverse_agent(turn: Turn) -> str:
+    """Case c<i> of 8 answers after (8 - i) * 20 ms: the cases finish in reverse order."""
+    await asyncio.sleep((8 - int(turn.eval_id.removeprefix("c"))) * 0.02)
+    return turn.text.upper()
+
+
+def test_outcomes_find_their_cases_when_they_finish_out_of_order(executor_factory) -> None:
+    cases = evalset(*[default_case(f"c{i}", [(f"q{i}", f"Q{i}")]) for i in range(8)])
+    run = ae.evaluate(
+        cases,
+        [EXACT_FINAL],
+        agent=reverse_agent,
+        progress=False,
+        executor=executor_factory(workers=1, max_in_flight=8),
+    )
+    assert [(r.eval_id, r.final_eval_status) for r in run.result.eval_case_results] == [
+        (f"c{i}", "passed") for i in range(8)
+    ]
+    finals = [
+        r.eval_metric_result_per_invocation[0].actual_invocation.final_response.content
+        for r in run.result.eval_case_results
+    ]
+    assert finals == [f"Q{i}" for i in range(8)]
+
+
 def self_killing_agent(turn: Turn) -> str:
     """c3 stops its worker for good (Ray does not restart a killed actor)."""
     if turn.eval_id == "c3":
