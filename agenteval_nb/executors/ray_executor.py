@@ -18,8 +18,13 @@ How a run is laid out:
   engine's case pool). A CPU- or GPU-bound agent reserves what it needs with
   ``actor_options`` (e.g. ``{"num_cpus": 1}``); the wait for those resources is bounded as
   above.
-* ``run``: one case, inference and evaluation, on the least busy worker that is up. Results
-  come back in case order into the same run record; progress and callbacks stay in the driver.
+* ``run``: one case, inference and evaluation, on the least busy worker that is up. The cases
+  given to one worker in the same turn of the driver's event loop travel in one actor call,
+  and each case's outcome comes back as soon as it is done — those done by the time the
+  driver asks travel together (one waiting ``collect`` call per worker and run) — so a slow
+  case never holds back the cases sent with it, and a busy run pays one call for many cases.
+  Results come back in case order into the same run record; progress and callbacks stay in
+  the driver.
 * Faults: a worker process that dies is restarted by Ray; no case is sent to it until it
   answers again (at most ``start_timeout`` seconds; a worker Ray will not restart, e.g. one
   killed by hand, takes no more cases; when no worker is left, the cases fail with the
