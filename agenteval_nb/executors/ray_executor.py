@@ -65,7 +65,7 @@ from ..secrets import redact
 try:
     import ray
     from ray import cloudpickle
-    from ray.exceptions import ActorDiedError, RayActorError, RayError
+    from ray.exceptions import ActorDiedError, RayActorError, RayError, RayTaskError
 except ImportError as exc:  # the optional extra is missing
     raise ImportError("RayExecutor needs Ray: pip install 'agenteval_nb[ray]'") from exc
 
@@ -533,7 +533,7 @@ class _RayRun:
         try:
             started = worker.actor.start.remote(self.key, [self.setup], cases)
         except Exception as exc:  # the call could not be made (e.g. a case does not pickle)
-            _settle(channel, tickets, _WorkerFailure(_first_line(exc)))
+            _settle(channel, tickets, _as_case_error(exc))
             return
         self._spawn(_watch_start(started, channel, tickets))
         if channel.collector is None:
@@ -553,8 +553,8 @@ class _RayRun:
                         future.set_exception(_WorkerFailure(outcome))
                     else:
                         future.set_result(outcome)
-        except RayError as exc:
-            _settle(channel, list(channel.waiting), exc)
+        except Exception as exc:  # a Ray error as it is; anything else as the case's reason
+            _settle(channel, list(channel.waiting), _as_case_error(exc))
         finally:
             channel.collector = None
 
@@ -606,8 +606,14 @@ async def _watch_start(started: Any, channel: _Channel, tickets: list[int]) -> N
     """A start call that failed fails its cases (the collect call reports any other news)."""
     try:
         await started
-    except RayError as exc:
-        _settle(channel, tickets, exc)
+    except Exception as exc:
+        _settle(channel, tickets, _as_case_error(exc))
+
+
+def _as_case_error(exc: Exception) -> Exception:
+    """What a case awaiting a failed call raises: a Ray error as it is (a dead worker is
+    handled as such), anything else as a :class:`_WorkerFailure` naming it."""
+    return exc if isinstance(exc, RayError) else _WorkerFailure(_first_line(exc))
 
 
 def _settle(channel: _Channel, tickets: list[int], error: Exception) -> None:
@@ -619,7 +625,11 @@ def _settle(channel: _Channel, tickets: list[int], error: Exception) -> None:
 
 
 def _first_line(exc: BaseException) -> str:
-    """``Type: first line of its message`` (the type alone for an empty message)."""
+    """``Type: first line of its message`` (the type alone for an empty message); for an error
+    raised in a worker's call, that of the error it wraps (Ray's own first line only names the
+    call)."""
+    if isinstance(exc, RayTaskError) and isinstance(exc.cause, BaseException):
+        exc = exc.cause
     line = next(iter(str(exc).strip().splitlines()), "")
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 

@@ -393,6 +393,33 @@ def test_an_agent_that_cannot_travel_is_named(executor_factory) -> None:
         )
 
 
+def test_a_run_the_workers_cannot_load_fails_its_cases_and_completes(
+    tmp_path: Path, executor_factory
+) -> None:
+    """The agent lives in a module only the driver can import: every case fails with the
+    worker's error as its reason, and the run completes."""
+    (tmp_path / "driver_only_agents.py").write_text("def shout(text):\n    return text.upper()\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from driver_only_agents import shout  # type: ignore[import-not-found]
+
+        run = ae.evaluate(
+            _with_marker(tmp_path),
+            [EXACT_FINAL],
+            agent=shout,
+            progress=False,
+            executor=executor_factory(workers=2, max_in_flight=4),
+        )
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("driver_only_agents", None)
+    reasons = [(r.final_eval_status, r.error_message or "") for r in run.result.eval_case_results]
+    assert len(reasons) == 6
+    for status, reason in reasons:
+        assert status == "failed" and reason.startswith("ray: "), reason
+        assert "No module named 'driver_only_agents'" in reason, reason
+
+
 def test_between_phase_callbacks_need_the_local_executor(executor_factory) -> None:
     callbacks = ae.Callbacks().register("AfterInferenceSet", lambda e: None)
     with pytest.raises(ae.EvaluationError, match="executor='local'"):
