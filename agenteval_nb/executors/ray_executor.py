@@ -49,6 +49,7 @@ import contextlib
 import itertools
 import math
 import os
+import pickle
 import time
 import uuid
 import weakref
@@ -100,12 +101,12 @@ class _WorkerFailure(Exception):
 @dataclass(slots=True, eq=False)
 class _WorkerRun:
     """One run as a worker keeps it: the job and judge client, the cases running, and the
-    finished ones not collected yet (a ticket with its outcome, or the reason it raised)."""
+    finished ones not collected yet (a ticket with its pickled outcome, or why it has none)."""
 
     job: CaseJob
     context: EvaluationContext
     running: set[asyncio.Task[None]] = field(default_factory=set)
-    finished: list[tuple[int, Outcome | str]] = field(default_factory=list)
+    finished: list[tuple[int, bytes | str]] = field(default_factory=list)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -143,15 +144,15 @@ class _CaseWorker:
             task.add_done_callback(state.running.discard)
 
     async def _run_one(self, state: _WorkerRun, ticket: int, case: EvalCase, sid: str) -> None:
-        outcome: Outcome | str
+        outcome: bytes | str
         try:
-            outcome = await run_case(state.job, state.context, case, sid)
+            outcome = _pickled(await run_case(state.job, state.context, case, sid))
         except Exception as exc:
             outcome = _first_line(exc)
         state.finished.append((ticket, outcome))
         state.ready.set()
 
-    async def collect(self, key: str, setup_ref: list[Any]) -> list[tuple[int, Outcome | str]]:
+    async def collect(self, key: str, setup_ref: list[Any]) -> list[tuple[int, bytes | str]]:
         """The run's cases finished since the last call: waits for at least one (none once
         the run is finished)."""
         state = await self._run_state(key, setup_ref)
@@ -549,10 +550,10 @@ class _RayRun:
                     future = channel.waiting.pop(ticket, None)
                     if future is None or future.done():
                         continue
-                    if isinstance(outcome, str):
-                        future.set_exception(_WorkerFailure(outcome))
-                    else:
-                        future.set_result(outcome)
+                    try:
+                        future.set_result(_unpickled(outcome))
+                    except _WorkerFailure as exc:
+                        future.set_exception(exc)
         except Exception as exc:  # a Ray error as it is; anything else as the case's reason
             _settle(channel, list(channel.waiting), _as_case_error(exc))
         finally:
@@ -622,6 +623,28 @@ def _settle(channel: _Channel, tickets: list[int], error: Exception) -> None:
         future = channel.waiting.get(ticket)
         if future is not None and not future.done():
             future.set_exception(error)
+
+
+def _pickled(outcome: Outcome) -> bytes:
+    """An outcome as it travels: each on its own, so that one that cannot travel fails alone;
+    by the standard pickler (a few times faster), by cloudpickle for what only it can pickle
+    (e.g. a class defined in a notebook)."""
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return cloudpickle.dumps(outcome)
+
+
+def _unpickled(outcome: bytes | str) -> Outcome:
+    """The outcome a worker sent; :class:`_WorkerFailure` with the reason when there is
+    none or it cannot be loaded here."""
+    if isinstance(outcome, str):
+        raise _WorkerFailure(outcome)
+    try:
+        loaded: Outcome = pickle.loads(outcome)
+    except Exception as exc:
+        raise _WorkerFailure(_first_line(exc)) from exc
+    return loaded
 
 
 def _first_line(exc: BaseException) -> str:

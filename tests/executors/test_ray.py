@@ -22,10 +22,12 @@ from ray import cloudpickle  # noqa: E402
 
 import agenteval_nb as ae  # noqa: E402
 from agenteval_nb.agents import Turn  # noqa: E402
+from agenteval_nb.schema import EvalMetricResultDetails  # noqa: E402
 from agenteval_nb.testing import FakeOpenAIServer, heuristic_handler  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
 from _agent_builders import EXACT_FINAL, default_case, evalset  # noqa: E402
+from _builders import registry_with  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import test modules
 
@@ -418,6 +420,42 @@ def test_a_run_the_workers_cannot_load_fails_its_cases_and_completes(
     for status, reason in reasons:
         assert status == "failed" and reason.startswith("ray: "), reason
         assert "No module named 'driver_only_agents'" in reason, reason
+
+
+class Clinging:
+    """Passes every case; case c3's result holds a lock, which cannot leave its worker."""
+
+    name = "clinging"
+    description = "keeps a lock in the details of case c3"
+
+    async def evaluate(self, actuals, expecteds, metric):
+        details = None
+        if actuals[0].user_content.content == "q3":
+            details = EvalMetricResultDetails(reason="held", lock=threading.Lock())
+        per_turn = [
+            ae.PerInvocationResult(a, e, 1.0, "passed", details)
+            for a, e in zip(actuals, expecteds, strict=True)
+        ]
+        return ae.EvaluateResult(1.0, "passed", per_turn)
+
+
+def shouting_agent(turn: Turn) -> str:
+    return turn.text.upper()
+
+
+def test_a_result_that_cannot_travel_fails_only_its_case(tmp_path: Path, executor_factory) -> None:
+    """All six cases share the one worker and its calls; c3's result cannot be sent back."""
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [{"metricName": "clinging"}],
+        agent=shouting_agent,
+        registry=registry_with(Clinging()),
+        progress=False,
+        executor=executor_factory(workers=1, max_in_flight=6),
+    )
+    assert_only_c3_lost(run)
+    reason = run.result.eval_case_results[3].error_message or ""
+    assert "pickle" in reason and "lock" in reason, reason
 
 
 def test_between_phase_callbacks_need_the_local_executor(executor_factory) -> None:
