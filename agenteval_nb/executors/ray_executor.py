@@ -32,7 +32,10 @@ How a run is laid out:
   alone on the worker — then it is its own doing; a case charged more than ``max_retries``
   times fails. The cases that shared a death are tried again each **alone** on a worker (no
   other case joins it), so an innocent case is never lost to a neighbour that kills workers.
-  Any other Ray error fails only that case; a failed case has ``ray: <error>`` as its reason.
+  Any other error of a call fails the cases the call was for (a run whose setup a worker
+  cannot load fails its cases there); an outcome that cannot be pickled or loaded fails only
+  its own case, as each outcome travels pickled on its own. A failed case has
+  ``ray: <error>`` as its reason (for an error raised in the worker, the error Ray wraps).
   The run always completes.
 * Judge limits across workers: each worker builds its own judge client with **a share** of the
   limits — ``ceil(judge_concurrency / workers)`` requests at once and
