@@ -497,7 +497,7 @@ class _RayRun:
             tenants, died = worker.tenants, False
             tenants.add(token)
             try:
-                return await self._on(worker, case, session_id)
+                return await self._run_on(worker, case, session_id)
             except RayActorError as exc:
                 died = True  # the case stays among the tenants its neighbours count
                 self.pool.died(worker, tenants)
@@ -514,7 +514,7 @@ class _RayRun:
                 await self.pool.release(worker, alone)
             alone = True
 
-    async def _on(self, worker: _Worker, case: EvalCase, session_id: str) -> Outcome:
+    async def _run_on(self, worker: _Worker, case: EvalCase, session_id: str) -> Outcome:
         """The case's outcome from ``worker``: it travels with the cases sent to the worker in
         the same turn of the event loop, and comes back with those that finish with it."""
         channel = self.channels.get(worker)
