@@ -1,6 +1,7 @@
 """``RayExecutor`` on a real local Ray instance (``ray.init(num_cpus=2)``): the same results as
-the local executor, workers killed mid-run, cases lost beyond retries, judge limits and usage
-across workers, and clear errors for what cannot be sent to a worker."""
+the local executor, workers killed mid-run, cases lost beyond retries, cases that travel
+together but come back each as it finishes, judge limits and usage across workers, and clear
+errors for what cannot be sent to a worker or back."""
 
 from __future__ import annotations
 
