@@ -18,8 +18,13 @@ How a run is laid out:
   engine's case pool). A CPU- or GPU-bound agent reserves what it needs with
   ``actor_options`` (e.g. ``{"num_cpus": 1}``); the wait for those resources is bounded as
   above.
-* ``run``: one case, inference and evaluation, on the least busy worker that is up. Results
-  come back in case order into the same run record; progress and callbacks stay in the driver.
+* ``run``: one case, inference and evaluation, on the least busy worker that is up. The cases
+  given to one worker in the same turn of the driver's event loop travel in one actor call,
+  and each case's outcome comes back as soon as it is done — those done by the time the
+  driver asks travel together (one waiting ``collect`` call per worker and run) — so a slow
+  case never holds back the cases sent with it, and a busy run pays one call for many cases.
+  Results come back in case order into the same run record; progress and callbacks stay in
+  the driver.
 * Faults: a worker process that dies is restarted by Ray; no case is sent to it until it
   answers again (at most ``start_timeout`` seconds; a worker Ray will not restart, e.g. one
   killed by hand, takes no more cases; when no worker is left, the cases fail with the
@@ -27,7 +32,10 @@ How a run is laid out:
   alone on the worker — then it is its own doing; a case charged more than ``max_retries``
   times fails. The cases that shared a death are tried again each **alone** on a worker (no
   other case joins it), so an innocent case is never lost to a neighbour that kills workers.
-  Any other Ray error fails only that case; a failed case has ``ray: <error>`` as its reason.
+  Any other error of a call fails the cases the call was for (a run whose setup a worker
+  cannot load fails its cases there); an outcome that cannot be pickled or loaded fails only
+  its own case, as each outcome travels pickled on its own. A failed case has
+  ``ray: <error>`` as its reason (for an error raised in the worker, the error Ray wraps).
   The run always completes.
 * Judge limits across workers: each worker builds its own judge client with **a share** of the
   limits — ``ceil(judge_concurrency / workers)`` requests at once and
@@ -41,8 +49,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import math
 import os
+import pickle
 import time
 import uuid
 import weakref
@@ -59,7 +69,7 @@ from ..secrets import redact
 try:
     import ray
     from ray import cloudpickle
-    from ray.exceptions import ActorDiedError, RayActorError, RayError
+    from ray.exceptions import ActorDiedError, RayActorError, RayError, RayTaskError
 except ImportError as exc:  # the optional extra is missing
     raise ImportError("RayExecutor needs Ray: pip install 'agenteval_nb[ray]'") from exc
 
@@ -83,43 +93,88 @@ class _WorkerSetup:
     judge_settings: dict[str, Any] | None
 
 
+Outcome = tuple[InferenceResult, EvalCaseResult]
+"""What a case brings back from a worker."""
+
+
+class _WorkerFailure(Exception):
+    """A case whose code raised on the worker (``run_case`` never should): the reason."""
+
+
+@dataclass(slots=True, eq=False)
+class _WorkerRun:
+    """One run as a worker keeps it: the job and judge client, the cases running, and the
+    finished ones not collected yet (a ticket with its pickled outcome, or why it has none)."""
+
+    job: CaseJob
+    context: EvaluationContext
+    running: set[asyncio.Task[None]] = field(default_factory=set)
+    finished: list[tuple[int, bytes | str]] = field(default_factory=list)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 @ray.remote
 class _CaseWorker:
-    """An async actor running cases; it keeps one event loop and, per open run, the run's job
-    and judge client. A restarted worker learns a run again from its setup reference."""
+    """An async actor running cases; it keeps one event loop and, per open run, the run's job,
+    judge client and finished cases. A restarted worker learns a run again from its setup
+    reference."""
 
     def __init__(self) -> None:
-        self.runs: dict[str, tuple[CaseJob, EvaluationContext]] = {}
+        self.runs: dict[str, _WorkerRun] = {}
 
     async def ready(self) -> int:
         """Answers once the worker is placed and started: its process id."""
         return os.getpid()
 
-    async def _run_state(self, key: str, setup_ref: list[Any]) -> tuple[CaseJob, EvaluationContext]:
+    async def _run_state(self, key: str, setup_ref: list[Any]) -> _WorkerRun:
         state = self.runs.get(key)
         if state is None:
             setup: _WorkerSetup = await setup_ref[0]
             context = EvaluationContext(hooks=setup.hooks, extras=dict(setup.extras))
             if setup.judge_settings is not None:
                 context.judge = JudgeClient(**setup.judge_settings)
-            state = self.runs.setdefault(key, (setup.job, context))
+            state = self.runs.setdefault(key, _WorkerRun(setup.job, context))
         return state
 
-    async def run(
-        self, key: str, setup_ref: list[Any], case: EvalCase, session_id: str
-    ) -> tuple[InferenceResult, EvalCaseResult]:
-        job, context = await self._run_state(key, setup_ref)
-        return await run_case(job, context, case, session_id)
+    async def start(
+        self, key: str, setup_ref: list[Any], cases: list[tuple[int, EvalCase, str]]
+    ) -> None:
+        """Start each ``(ticket, case, session id)``; :meth:`collect` hands back the outcomes."""
+        state = await self._run_state(key, setup_ref)
+        for ticket, case, session_id in cases:
+            task = asyncio.create_task(self._run_one(state, ticket, case, session_id))
+            state.running.add(task)
+            task.add_done_callback(state.running.discard)
+
+    async def _run_one(self, state: _WorkerRun, ticket: int, case: EvalCase, sid: str) -> None:
+        outcome: bytes | str
+        try:
+            outcome = _pickled(await run_case(state.job, state.context, case, sid))
+        except Exception as exc:
+            outcome = _first_line(exc)
+        state.finished.append((ticket, outcome))
+        state.ready.set()
+
+    async def collect(self, key: str, setup_ref: list[Any]) -> list[tuple[int, bytes | str]]:
+        """The run's cases finished since the last call: waits for at least one (none once
+        the run is finished)."""
+        state = await self._run_state(key, setup_ref)
+        await state.ready.wait()
+        state.ready.clear()
+        finished, state.finished = state.finished, []
+        return finished
 
     async def finish(self, key: str) -> dict[str, Any] | None:
         """Forget a run: its judge and agent usage totals (``None`` if it never ran here)."""
         state = self.runs.pop(key, None)
         if state is None:
             return None
-        job, context = state
-        judge = context.judge
+        state.ready.set()  # a collect still waiting returns empty-handed
+        for task in state.running:
+            task.cancel()
+        judge = state.context.judge
         out = {"judge": judge.usage.as_dict() if judge is not None else None}
-        out["agent"] = dict(job.agents.usage)
+        out["agent"] = dict(state.job.agents.usage)
         if judge is not None:
             await judge.aclose()
         return out
@@ -396,6 +451,17 @@ class _Pool:
             task.cancel()
 
 
+@dataclass(slots=True, eq=False)
+class _Channel:
+    """One run's traffic with one life of a worker (``tenants`` is that life's set): the cases
+    to send at the next turn of the event loop, and the sent ones waiting for their outcome."""
+
+    tenants: set[object]
+    outbox: list[tuple[int, EvalCase, str]] = field(default_factory=list)
+    waiting: dict[int, asyncio.Future[Outcome]] = field(default_factory=dict)
+    collector: asyncio.Task[None] | None = None
+
+
 class _RayRun:
     """One run's cases on the executor's workers."""
 
@@ -413,8 +479,11 @@ class _RayRun:
         self.context = context
         self.setup = setup
         self.key = uuid.uuid4().hex
+        self.channels: dict[_Worker, _Channel] = {}
+        self.tickets = itertools.count()
+        self.tasks: set[asyncio.Task[None]] = set()
 
-    async def run(self, case: EvalCase, session_id: str) -> tuple[InferenceResult, EvalCaseResult]:
+    async def run(self, case: EvalCase, session_id: str) -> Outcome:
         """Run the case on a worker that is up; when the worker dies, try again alone on a
         worker — charged to the case only when it was alone on the dying one, lost once charged
         more than ``max_retries`` times; other Ray errors fail it at once."""
@@ -428,7 +497,7 @@ class _RayRun:
             tenants, died = worker.tenants, False
             tenants.add(token)
             try:
-                return await worker.actor.run.remote(self.key, [self.setup], case, session_id)
+                return await self._run_on(worker, case, session_id)
             except RayActorError as exc:
                 died = True  # the case stays among the tenants its neighbours count
                 self.pool.died(worker, tenants)
@@ -437,11 +506,67 @@ class _RayRun:
                     return self._lost(case, session_id, _first_line(exc))
             except RayError as exc:
                 return self._lost(case, session_id, _first_line(exc))
+            except _WorkerFailure as exc:
+                return self._lost(case, session_id, str(exc))
             finally:
                 if not died:
                     tenants.discard(token)
                 await self.pool.release(worker, alone)
             alone = True
+
+    async def _run_on(self, worker: _Worker, case: EvalCase, session_id: str) -> Outcome:
+        """The case's outcome from ``worker``: it travels with the cases sent to the worker in
+        the same turn of the event loop, and comes back with those that finish with it."""
+        channel = self.channels.get(worker)
+        if channel is None or channel.tenants is not worker.tenants:
+            channel = self.channels[worker] = _Channel(worker.tenants)
+        ticket = next(self.tickets)
+        outcome = channel.waiting[ticket] = asyncio.get_running_loop().create_future()
+        channel.outbox.append((ticket, case, session_id))
+        if len(channel.outbox) == 1:
+            asyncio.get_running_loop().call_soon(self._send, worker, channel)
+        try:
+            return await outcome
+        finally:
+            channel.waiting.pop(ticket, None)
+
+    def _send(self, worker: _Worker, channel: _Channel) -> None:
+        """Send the channel's outbox in one call; collect outcomes while any are awaited."""
+        cases, channel.outbox = channel.outbox, []
+        tickets = [ticket for ticket, _, _ in cases]
+        try:
+            started = worker.actor.start.remote(self.key, [self.setup], cases)
+        except Exception as exc:  # the call could not be made (e.g. a case does not pickle)
+            _settle(channel, tickets, _as_case_error(exc))
+            return
+        self._spawn(_watch_start(started, channel, tickets))
+        if channel.collector is None:
+            channel.collector = self._spawn(self._collect(worker, channel))
+
+    async def _collect(self, worker: _Worker, channel: _Channel) -> None:
+        """Hand each finished case its outcome until none is awaited; a failed call fails
+        every case still awaited on the channel (its worker's life is over when it died)."""
+        try:
+            while channel.waiting:
+                finished = await worker.actor.collect.remote(self.key, [self.setup])
+                for ticket, outcome in finished:
+                    future = channel.waiting.pop(ticket, None)
+                    if future is None or future.done():
+                        continue
+                    try:
+                        future.set_result(_unpickled(outcome))
+                    except _WorkerFailure as exc:
+                        future.set_exception(exc)
+        except Exception as exc:  # a Ray error as it is; anything else as the case's reason
+            _settle(channel, list(channel.waiting), _as_case_error(exc))
+        finally:
+            channel.collector = None
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
 
     def _lost(
         self, case: EvalCase, session_id: str, why: str
@@ -462,6 +587,8 @@ class _RayRun:
     async def close(self) -> None:
         """Collect the run's usage totals from every worker that answers within
         ``start_timeout`` and let them forget the run."""
+        for task in self.tasks:
+            task.cancel()  # nothing is awaited any more: stop collecting
         timeout = self.executor.start_timeout
         calls = [
             asyncio.wait_for(w.actor.finish.remote(self.key), timeout) for w in self.pool.workers
@@ -479,8 +606,56 @@ class _RayRun:
                 self.executor._pool = None
 
 
+async def _watch_start(started: Any, channel: _Channel, tickets: list[int]) -> None:
+    """A start call that failed fails its cases (the collect call reports any other news)."""
+    try:
+        await started
+    except Exception as exc:
+        _settle(channel, tickets, _as_case_error(exc))
+
+
+def _as_case_error(exc: Exception) -> Exception:
+    """What a case awaiting a failed call raises: a Ray error as it is (a dead worker is
+    handled as such), anything else as a :class:`_WorkerFailure` naming it."""
+    return exc if isinstance(exc, RayError) else _WorkerFailure(_first_line(exc))
+
+
+def _settle(channel: _Channel, tickets: list[int], error: Exception) -> None:
+    """Fail the cases of ``tickets`` still awaited on the channel with ``error``."""
+    for ticket in tickets:
+        future = channel.waiting.get(ticket)
+        if future is not None and not future.done():
+            future.set_exception(error)
+
+
+def _pickled(outcome: Outcome) -> bytes:
+    """An outcome as it travels: each on its own, so that one that cannot travel fails alone;
+    by the standard pickler (a few times faster), by cloudpickle for what only it can pickle
+    (e.g. a class defined in a notebook)."""
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return cloudpickle.dumps(outcome)
+
+
+def _unpickled(outcome: bytes | str) -> Outcome:
+    """The outcome a worker sent; :class:`_WorkerFailure` with the reason when there is
+    none or it cannot be loaded here."""
+    if isinstance(outcome, str):
+        raise _WorkerFailure(outcome)
+    try:
+        loaded: Outcome = pickle.loads(outcome)
+    except Exception as exc:
+        raise _WorkerFailure(_first_line(exc)) from exc
+    return loaded
+
+
 def _first_line(exc: BaseException) -> str:
-    """``Type: first line of its message`` (the type alone for an empty message)."""
+    """``Type: first line of its message`` (the type alone for an empty message); for an error
+    raised in a worker's call, that of the error it wraps (Ray's own first line only names the
+    call)."""
+    if isinstance(exc, RayTaskError) and isinstance(exc.cause, BaseException):
+        exc = exc.cause
     line = next(iter(str(exc).strip().splitlines()), "")
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 

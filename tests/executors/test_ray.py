@@ -1,6 +1,7 @@
 """``RayExecutor`` on a real local Ray instance (``ray.init(num_cpus=2)``): the same results as
-the local executor, workers killed mid-run, cases lost beyond retries, judge limits and usage
-across workers, and clear errors for what cannot be sent to a worker."""
+the local executor, workers killed mid-run, cases lost beyond retries, cases that travel
+together but come back each as it finishes, judge limits and usage across workers, and clear
+errors for what cannot be sent to a worker or back."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ from ray import cloudpickle  # noqa: E402
 
 import agenteval_nb as ae  # noqa: E402
 from agenteval_nb.agents import Turn  # noqa: E402
+from agenteval_nb.schema import EvalMetricResultDetails  # noqa: E402
 from agenteval_nb.testing import FakeOpenAIServer, heuristic_handler  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
 from _agent_builders import EXACT_FINAL, default_case, evalset  # noqa: E402
+from _builders import registry_with  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import test modules
 
@@ -228,6 +231,67 @@ def test_cases_sharing_a_dying_worker_are_not_lost(tmp_path: Path, executor_fact
     assert_only_c3_lost(run)
 
 
+async def held_agent(turn: Turn) -> str:
+    """c0 waits until the driver has seen every other case come back (the release file),
+    at most 20 s; the others answer at once."""
+    release = Path(turn.state["marker_dir"]) / "released"
+    if turn.eval_id == "c0":
+        for _ in range(400):
+            if release.exists():
+                return turn.text.upper()
+            await asyncio.sleep(0.05)
+        return "held back"
+    return turn.text.upper()
+
+
+def test_a_slow_case_does_not_hold_back_the_cases_sent_with_it(
+    tmp_path: Path, executor_factory
+) -> None:
+    """The six cases go to the one worker together; the five quick ones reach the driver
+    while c0 is still running (its callback releases c0)."""
+    back: set[str] = set()
+
+    def came_back(event: ae.CallbackEvent) -> None:
+        back.add(event.eval_case_id or "")
+        if back >= {f"c{i}" for i in range(1, 6)}:
+            (tmp_path / "released").touch()
+
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [EXACT_FINAL],
+        agent=held_agent,
+        callbacks=ae.Callbacks().register("AfterInferenceCase", came_back),
+        progress=False,
+        executor=executor_factory(workers=1, max_in_flight=6),
+    )
+    assert [r.final_eval_status for r in run.result.eval_case_results] == ["passed"] * 6
+
+
+async def reverse_agent(turn: Turn) -> str:
+    """Case c<i> of 8 answers after (8 - i) * 20 ms: the cases finish in reverse order."""
+    await asyncio.sleep((8 - int(turn.eval_id.removeprefix("c"))) * 0.02)
+    return turn.text.upper()
+
+
+def test_outcomes_find_their_cases_when_they_finish_out_of_order(executor_factory) -> None:
+    cases = evalset(*[default_case(f"c{i}", [(f"q{i}", f"Q{i}")]) for i in range(8)])
+    run = ae.evaluate(
+        cases,
+        [EXACT_FINAL],
+        agent=reverse_agent,
+        progress=False,
+        executor=executor_factory(workers=1, max_in_flight=8),
+    )
+    assert [(r.eval_id, r.final_eval_status) for r in run.result.eval_case_results] == [
+        (f"c{i}", "passed") for i in range(8)
+    ]
+    finals = [
+        r.eval_metric_result_per_invocation[0].actual_invocation.final_response.content
+        for r in run.result.eval_case_results
+    ]
+    assert finals == [f"Q{i}" for i in range(8)]
+
+
 def self_killing_agent(turn: Turn) -> str:
     """c3 stops its worker for good (Ray does not restart a killed actor)."""
     if turn.eval_id == "c3":
@@ -330,6 +394,69 @@ def test_an_agent_that_cannot_travel_is_named(executor_factory) -> None:
             progress=False,
             executor=executor_factory(workers=1),
         )
+
+
+def test_a_run_the_workers_cannot_load_fails_its_cases_and_completes(
+    tmp_path: Path, executor_factory
+) -> None:
+    """The agent lives in a module only the driver can import: every case fails with the
+    worker's error as its reason, and the run completes."""
+    (tmp_path / "driver_only_agents.py").write_text("def shout(text):\n    return text.upper()\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from driver_only_agents import shout  # type: ignore[import-not-found]
+
+        run = ae.evaluate(
+            _with_marker(tmp_path),
+            [EXACT_FINAL],
+            agent=shout,
+            progress=False,
+            executor=executor_factory(workers=2, max_in_flight=4),
+        )
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("driver_only_agents", None)
+    reasons = [(r.final_eval_status, r.error_message or "") for r in run.result.eval_case_results]
+    assert len(reasons) == 6
+    for status, reason in reasons:
+        assert status == "failed" and reason.startswith("ray: "), reason
+        assert "No module named 'driver_only_agents'" in reason, reason
+
+
+class Clinging:
+    """Passes every case; case c3's result holds a lock, which cannot leave its worker."""
+
+    name = "clinging"
+    description = "keeps a lock in the details of case c3"
+
+    async def evaluate(self, actuals, expecteds, metric):
+        details = None
+        if actuals[0].user_content.content == "q3":
+            details = EvalMetricResultDetails(reason="held", lock=threading.Lock())
+        per_turn = [
+            ae.PerInvocationResult(a, e, 1.0, "passed", details)
+            for a, e in zip(actuals, expecteds, strict=True)
+        ]
+        return ae.EvaluateResult(1.0, "passed", per_turn)
+
+
+def shouting_agent(turn: Turn) -> str:
+    return turn.text.upper()
+
+
+def test_a_result_that_cannot_travel_fails_only_its_case(tmp_path: Path, executor_factory) -> None:
+    """All six cases share the one worker and its calls; c3's result cannot be sent back."""
+    run = ae.evaluate(
+        _with_marker(tmp_path),
+        [{"metricName": "clinging"}],
+        agent=shouting_agent,
+        registry=registry_with(Clinging()),
+        progress=False,
+        executor=executor_factory(workers=1, max_in_flight=6),
+    )
+    assert_only_c3_lost(run)
+    reason = run.result.eval_case_results[3].error_message or ""
+    assert "pickle" in reason and "lock" in reason, reason
 
 
 def test_between_phase_callbacks_need_the_local_executor(executor_factory) -> None:
