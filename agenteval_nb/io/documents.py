@@ -35,13 +35,17 @@ _RESULT_KEYS = ("evalSetResultId", "evalSetResultName", "evalSetId", "evalCaseRe
 """A result document has at least one of these keys (compared ignoring case), or none at all."""
 
 
-def validate_model(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
-    """``data`` (found at ``prefix`` in ``source``) as a ``model``, or a :class:`FormatError`."""
+def validate_model(
+    model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = (), fold: bool = True
+) -> M:
+    """``data`` (found at ``prefix`` in ``source``) as a ``model``, or a :class:`FormatError`;
+    keys folded to the model's (:func:`~agenteval_nb.schema.keys.fold_keys`) unless ``fold``
+    is False (data known to hold only the models' own keys)."""
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {json_type(data)}")
     try:
         with gc_paused(keep=True):
-            return model.model_validate(fold_keys(model, data))
+            return model.model_validate(fold_keys(model, data) if fold else data)
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
 

@@ -358,3 +358,33 @@ def test_an_edited_evalset_is_scored_as_edited(valid_path, tmp_path):
         **_model_path(),
     )
     assert saved == _PER_RUN.sub(b"", model.save(tmp_path / "model.json").read_bytes())
+
+
+def test_run_result_is_the_saved_files_result_and_the_model_paths(valid_path, tmp_path):
+    """``run.result`` decodes the bulk path's texts without key folding and the others with
+    it: either way it is what loading the saved file gives, and the model path's result."""
+    es = ae.load_evalset(valid_path)
+    odd = {**trace_case("odd-key", ["a"], ["a"]), "evalId": "odd-key"}
+    odd["actualConversation"][0]["FinalResponse"] = odd["actualConversation"][0].pop(
+        "finalResponse"
+    )  # kept as an unknown key in hand; folded when the saved file is loaded
+    es.eval_cases.append(ae.EvalCase.model_validate(odd))
+
+    def evaluated(**options):
+        return ae.evaluate(
+            es,
+            ae.load_metrics(METRICS),
+            progress=False,
+            num_runs=2,
+            session_id_factory=_numbered_sessions(),
+            **options,
+        )
+
+    run = evaluated()
+    assert 0 < len(run.record._details.plain) < len(run.record._details)
+    path = run.save(tmp_path / "run.evalset_result.json")
+    result = run.result
+    assert result == ae.load_result(path)
+    model = evaluated(**_model_path()).result
+    assert result.eval_case_results == model.eval_case_results
+    assert result.summary == model.summary
