@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 
 from .._gc import gc_paused
 from ..errors import FormatError
@@ -114,13 +115,16 @@ _FLOAT64_MAX_DIGITS = re.compile(f"[0-9]{{{len(str(FLOAT64_MAX))}}}")
 
 def _plainly_kept(model: BaseModel, levels: int) -> bool:
     """True when ``model``'s wire data keeps the depth and number rules by a check at C speed:
-    the stdlib encoder writes it refusing NaN and infinities, the text has at most ``levels``
-    brackets and no digit run as long as :data:`FLOAT64_MAX`'s. An upper bound: False (a
-    bracket in a string, a value the encoder cannot write) leaves it to the exact walk."""
+    its JSON has at most ``levels`` brackets, no digit run as long as :data:`FLOAT64_MAX`'s,
+    and no NaN or infinity — none when pydantic's JSON has no ``null`` (it writes them so),
+    else the stdlib encoder writes the data refusing them. An upper bound: False (a bracket
+    in a string, a value an encoder cannot write) leaves it to the exact walk."""
     try:
-        dumped = model.model_dump(by_alias=True, exclude_none=True, warnings=False)
-        text = json.dumps(dumped, allow_nan=False, ensure_ascii=False)
-    except (ValueError, TypeError, RecursionError):
+        text = model.model_dump_json(by_alias=True, exclude_none=True, warnings=False)
+        if "null" in text:
+            dumped = model.model_dump(by_alias=True, exclude_none=True, warnings=False)
+            text = json.dumps(dumped, allow_nan=False, ensure_ascii=False)
+    except (PydanticSerializationError, ValueError, TypeError, RecursionError):
         return False
     brackets = text.count("[") + text.count("{")
     return brackets <= levels and not _FLOAT64_MAX_DIGITS.search(text)

@@ -193,11 +193,12 @@ def test_a_model_changed_after_it_was_built_meets_the_rules(tmp_path):
     [
         ("[{" * MAX_DEPTH, None),  # brackets in a string: not nesting
         ({1, 2}, None),  # a value JSON cannot hold: the rules have nothing to say about it
+        ([None, "null"], None),  # nulls that are no NaN
         ([1, [float("nan")]], ".k[1][0]: a finite number (got nan)"),
         ({"deep": _nested(MAX_DEPTH)}, ".k.deep" + "[0]" * (MAX_DEPTH - 6) + ": arrays"),
         (10**309, ".k: a number within the float64 range"),
     ],
-    ids=["brackets-in-a-string", "a-set", "nan", "too-deep", "huge-int"],
+    ids=["brackets-in-a-string", "a-set", "nulls", "nan", "too-deep", "huge-int"],
 )
 def test_a_model_in_hand_is_held_to_the_rules_however_its_values_are_written(value, expected):
     evalset = ae.EvalSet.model_validate(_evalset(_case("last")))
