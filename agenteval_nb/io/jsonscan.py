@@ -25,8 +25,15 @@ from .entry_rules import MAX_DEPTH
 EXACT_INT_DIGITS = 20
 """Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
 decoder keeps them exact."""
-LONG_DIGITS = re.compile(rb"[0-9]{%d}" % EXACT_INT_DIGITS)
-"""A digit run of :data:`EXACT_INT_DIGITS`, in bytes."""
+_DIGITS_AS_ZERO = bytes(ord("0") if ord("0") <= i <= ord("9") else ord(" ") for i in range(256))
+_LONG_RUN = b"0" * EXACT_INT_DIGITS
+
+
+def has_long_digits(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds a digit run of :data:`EXACT_INT_DIGITS` (every ASCII digit
+    mapped to ``0``, the rest to a space, then one substring search: ~9× a regex)."""
+    return _LONG_RUN in data.translate(_DIGITS_AS_ZERO)
+
 
 MAYBE_HUGE = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}|[0-9]{200}")
 """A literal that may overflow float64 (an exponent of 3+ digits or 200+ digits); only then

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -65,3 +66,16 @@ def test_depth_scan_is_exact_across_chunk_borders(value, limit, chunk):
         assert quick_scan(text, limit).deep == deeper_than(text, limit)
     finally:
         jsonscan._SCAN_CHUNK = saved
+
+
+@given(
+    st.lists(
+        st.one_of(st.text(alphabet="0123456789", max_size=25), st.text(max_size=8)), max_size=12
+    )
+)
+def test_the_long_digit_check_finds_every_run_of_twenty_digits(parts):
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    expected = re.search(rb"[0-9]{%d}" % jsonscan.EXACT_INT_DIGITS, data) is not None
+    assert jsonscan.has_long_digits(data) == expected
+    assert jsonscan.has_long_digits(b"x" + b"9" * 20 + b"y")
+    assert not jsonscan.has_long_digits("1234567890１２３４５６７８９０1".encode())
