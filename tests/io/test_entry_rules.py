@@ -200,11 +200,17 @@ def test_a_model_changed_after_it_was_built_meets_the_rules(tmp_path):
     ],
     ids=["brackets-in-a-string", "a-set", "nulls", "nan", "too-deep", "huge-int"],
 )
-def test_a_model_in_hand_is_held_to_the_rules_however_its_values_are_written(value, expected):
-    evalset = ae.EvalSet.model_validate(_evalset(_case("last")))
-    evalset.eval_cases[3].session_input.state = {"k": value}  # type: ignore[index,union-attr]
+@pytest.mark.parametrize("form", ["model", "dict"])
+def test_data_in_hand_is_held_to_the_rules_however_its_values_are_written(value, expected, form):
+    data = _evalset(_case("last"))
+    if form == "model":
+        evalset: Any = ae.EvalSet.model_validate(data)
+        evalset.eval_cases[3].session_input.state = {"k": value}
+    else:
+        data["evalCases"][3]["sessionInput"]["state"] = {"k": value}
+        evalset = data
     if expected is None:
-        assert ae.load_evalset(evalset) is evalset
+        ae.load_evalset(evalset)
         return
     with pytest.raises(ae.FormatError) as info:
         ae.load_evalset(evalset)
