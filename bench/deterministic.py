@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # this checkout, not an installed copy
 
 
 def one(n: int, out_dir: Path) -> dict[str, float]:
@@ -51,7 +51,6 @@ def one(n: int, out_dir: Path) -> dict[str, float]:
     passed = run.case_status_counts().get("passed", 0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     del run
-    in_hand = _in_hand(es_path, metrics, out_dir)
     text = es_path.read_text()
     cpu_start, start = time.process_time(), time.perf_counter()
     json.loads(text)
@@ -77,28 +76,47 @@ def one(n: int, out_dir: Path) -> dict[str, float]:
         "peak_rss_mb": peak,
         "result_json_loads_s": result_json_s,
         "load_run_cases_df_s": load_run_s,
-        **in_hand,
     }
 
 
-def _in_hand(es_path: Path, metrics: list, out_dir: Path) -> dict[str, float]:
-    """The path DESIGN.md §3 shows, an eval set in hand: ``load_evalset`` → ``evaluate(es)``,
-    then saved as ``save_result(run)`` (the run's case texts) and as
-    ``save_result(run.result)`` (the result model built first); seconds of each form."""
+def in_hand(n: int, out_dir: Path) -> dict[str, float]:
+    """The path DESIGN.md §3 shows, an eval set in hand (a child of its own, so the streamed
+    run's heap does not weigh on it): ``load_evalset`` → ``evaluate(es)``, then saved as
+    ``save_result(run)`` (the run's case texts) and as ``save_result(run.result)`` (the result
+    model built first); wall and CPU seconds of each form."""
+    from _synthetic import METRICS, evalset
+
     import agenteval_nb as ae
 
-    start = time.perf_counter()
-    es = ae.load_evalset(es_path)
+    metrics = ae.load_metrics(METRICS)
+    warm = out_dir / f"warmup_in_hand_{n}.evalset.json"  # as in :func:`one`
+    warm.write_text(json.dumps(evalset(2)))
+    warm_run = ae.evaluate(ae.load_evalset(warm), metrics, progress=False)
+    ae.save_result(warm_run.result, out_dir / f"warmup_in_hand_{n}.result.json")
+    clocks = [(time.perf_counter(), time.process_time())]
+    es = ae.load_evalset(out_dir / f"bench_{n}.evalset.json")
     run = ae.evaluate(es, metrics, progress=False, case_parallelism=1)
-    evaluated = time.perf_counter()
+    clocks.append((time.perf_counter(), time.process_time()))
     ae.save_result(run, out_dir / "in_hand_run.evalset_result.json")
-    saved_run = time.perf_counter()
+    clocks.append((time.perf_counter(), time.process_time()))
     ae.save_result(run.result, out_dir / "in_hand_result.evalset_result.json")
-    saved_result = time.perf_counter()
-    return {
-        "in_hand_run_s": saved_run - start,
-        "in_hand_result_s": (evaluated - start) + (saved_result - saved_run),
-    }
+    clocks.append((time.perf_counter(), time.process_time()))
+    out = {}
+    for clock, suffix in ((0, "s"), (1, "cpu_s")):
+        start, evaluated, saved_run, saved_result = (c[clock] for c in clocks)
+        out[f"in_hand_run_{suffix}"] = saved_run - start
+        out[f"in_hand_result_{suffix}"] = (evaluated - start) + (saved_result - saved_run)
+    return out
+
+
+def _child(mode: str, n: int, tmp: str) -> dict[str, float]:
+    proc = subprocess.run(
+        [sys.executable, __file__, mode, str(n), "--out", tmp],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def write_evalset(n: int, out_dir: Path) -> None:
@@ -149,22 +167,20 @@ def main() -> None:
         help="the Python that has trpc-agent-py (default: .bench-venv of this checkout)",
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--in-hand", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(one(args.one, Path(args.out))))
         return
+    if args.in_hand:
+        print(json.dumps(in_hand(args.in_hand, Path(args.out))))
+        return
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             write_evalset(n, Path(tmp))
-            proc = subprocess.run(
-                [sys.executable, __file__, "--one", str(n), "--out", tmp],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            r = {**_child("--one", n, tmp), **_child("--in-hand", n, tmp)}
             rows[n] = r
             total = r["evaluate_s"]
             work = r["evaluate_s"] + r["save_s"]
@@ -185,8 +201,9 @@ def main() -> None:
             )
             print(
                 f"{'':>8} an eval set in hand, load_evalset -> evaluate(es) -> "
-                f"save_result(run) {r['in_hand_run_s']:.3f}s, "
-                f"-> save_result(run.result) {r['in_hand_result_s']:.3f}s"
+                f"save_result(run) {r['in_hand_run_s']:.3f}s ({r['in_hand_run_cpu_s']:.3f} CPU s), "
+                f"-> save_result(run.result) {r['in_hand_result_s']:.3f}s "
+                f"({r['in_hand_result_cpu_s']:.3f} CPU s)"
             )
             print(
                 f"{'':>8} ae.load_run(result file) + cases_df() / json.loads of it: "
@@ -208,14 +225,7 @@ def main() -> None:
         baseline = trpc(n, Path(tmp), args.trpc_python) if n else None
         if baseline is not None:
             write_evalset(n, Path(tmp))
-            ours = rows.get(n) or json.loads(
-                subprocess.run(
-                    [sys.executable, __file__, "--one", str(n), "--out", tmp],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                ).stdout.splitlines()[-1]
-            )
+            ours = rows.get(n) or {**_child("--one", n, tmp), **_child("--in-hand", n, tmp)}
             with_load = ours["evaluate_s"] + ours["save_s"]  # the streamed path loads as it goes
             print(f"trpc-agent-py AgentEvaluator, {n} cases incl. writing results: {baseline:.2f}s")
             print(

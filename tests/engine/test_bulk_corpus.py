@@ -287,18 +287,21 @@ def _model_path() -> dict:
     return {"case_aggregator": lambda data: default_case_aggregator(data)}
 
 
-@pytest.mark.parametrize(
-    "in_hand",
-    [lambda path: ae.load_evalset(path), lambda path: json.loads(path.read_text("utf-8"))],
-    ids=["evalset", "dict"],
-)
+IN_HAND = {
+    "evalset": lambda path: ae.load_evalset(path),
+    "dict": lambda path: json.loads(path.read_text("utf-8")),
+}
+
+
+@pytest.mark.parametrize("in_hand", IN_HAND.values(), ids=IN_HAND.keys())
 def test_an_evalset_or_dict_in_hand_writes_the_bytes_of_its_file(in_hand, valid_path, tmp_path):
     from_file = _saved(valid_path, tmp_path, "file")
     assert _saved(in_hand(valid_path), tmp_path, "in-hand") == from_file
     assert _saved(in_hand(valid_path), tmp_path, "in-hand-model", **_model_path()) == from_file
 
 
-def test_an_evalset_in_hand_builds_the_tables_of_its_file(valid_path):
+@pytest.mark.parametrize("in_hand", IN_HAND.values(), ids=IN_HAND.keys())
+def test_an_evalset_or_dict_in_hand_builds_the_tables_of_its_file(in_hand, valid_path):
     def tables(src):
         run = ae.evaluate(
             src,
@@ -309,9 +312,9 @@ def test_an_evalset_in_hand_builds_the_tables_of_its_file(valid_path):
         )
         return {kind: run.record.table(kind) for kind in BUILDERS}
 
-    from_file, in_hand = tables(valid_path), tables(ae.load_evalset(valid_path))
+    from_file, from_hand = tables(valid_path), tables(in_hand(valid_path))
     for kind in BUILDERS:
-        assert in_hand[kind].equals(from_file[kind], null_equal=True), kind
+        assert from_hand[kind].equals(from_file[kind], null_equal=True), kind
 
 
 def test_an_evalset_in_hand_takes_the_bulk_path_for_the_cases_its_file_does(valid_path):
@@ -332,39 +335,43 @@ def test_an_evalset_in_hand_takes_the_bulk_path_for_the_cases_its_file_does(vali
     assert "pass" in taken(in_hand)
 
 
-def test_an_edited_evalset_is_scored_as_edited(valid_path, tmp_path):
-    edited = ae.load_evalset(valid_path)
-    case = next(c for c in edited.eval_cases if c.eval_id == "pass")
+def _edited(path):
+    """The corpus in hand, case ``pass`` edited to answer something else."""
+    evalset = ae.load_evalset(path)
+    case = next(c for c in evalset.eval_cases if c.eval_id == "pass")
     case.actual_conversation[0].final_response.content = "something else"
+    return evalset
+
+
+def test_an_edited_evalset_is_scored_as_edited(valid_path, tmp_path):
     run = ae.evaluate(
-        edited, ae.load_metrics(METRICS), progress=False, session_id_factory=_numbered_sessions()
+        _edited(valid_path),
+        ae.load_metrics(METRICS),
+        progress=False,
+        session_id_factory=_numbered_sessions(),
     )
     statuses = dict(zip(run.record.table("cases")["eval_id"], run.record.table("cases")["status"]))
     assert statuses["pass"] == "failed"
-    result = run.result.eval_case_results[0]
-    assert result.eval_metric_result_per_invocation[0].actual_invocation.final_response.content == (
-        "something else"
-    )
-    saved = _PER_RUN.sub(b"", run.save(tmp_path / "edited.json").read_bytes())
-    again = ae.load_evalset(valid_path)
-    next(c for c in again.eval_cases if c.eval_id == "pass").actual_conversation[
-        0
-    ].final_response.content = "something else"
+    turn = run.result.eval_case_results[0].eval_metric_result_per_invocation[0]
+    assert turn.actual_invocation.final_response.content == "something else"
     model = ae.evaluate(
-        again,
+        _edited(valid_path),
         ae.load_metrics(METRICS),
         progress=False,
         session_id_factory=_numbered_sessions(),
         **_model_path(),
     )
-    assert saved == _PER_RUN.sub(b"", model.save(tmp_path / "model.json").read_bytes())
+    saved = run.save(tmp_path / "edited.json").read_bytes()
+    assert _PER_RUN.sub(b"", saved) == _PER_RUN.sub(
+        b"", model.save(tmp_path / "model.json").read_bytes()
+    )
 
 
 def test_run_result_is_the_saved_files_result_and_the_model_paths(valid_path, tmp_path):
     """``run.result`` decodes the bulk path's texts without key folding and the others with
     it: either way it is what loading the saved file gives, and the model path's result."""
     es = ae.load_evalset(valid_path)
-    odd = {**trace_case("odd-key", ["a"], ["a"]), "evalId": "odd-key"}
+    odd = trace_case("odd-key", ["a"], ["a"])
     odd["actualConversation"][0]["FinalResponse"] = odd["actualConversation"][0].pop(
         "finalResponse"
     )  # kept as an unknown key in hand; folded when the saved file is loaded
