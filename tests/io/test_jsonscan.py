@@ -79,3 +79,11 @@ def test_the_long_digit_check_finds_every_run_of_twenty_digits(parts):
     assert jsonscan.has_long_digits(data) == expected
     assert jsonscan.has_long_digits(b"x" + b"9" * 20 + b"y")
     assert not jsonscan.has_long_digits("1234567890１２３４５６７８９０1".encode())
+
+
+@given(st.lists(st.integers(0, 400), max_size=4), st.text(max_size=6))
+def test_the_huge_int_check_finds_every_run_of_309_digits(runs, between):
+    text = between.join("7" * n for n in runs)
+    expected = re.search(r"[0-9]{309}", text) is not None
+    assert jsonscan.has_huge_int(text) == expected
+    assert jsonscan.has_huge_int("1" * 309) and not jsonscan.has_huge_int("x" + "1" * 308)
