@@ -250,23 +250,23 @@ def _case_summary(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int, make
     )
 
 
-def _case_summary_dict(
-    eval_id: str, runs: Sequence[CaseOutcome], num_runs: int, make: Make
-) -> dict[str, Any]:
-    """``_case_summary(..., make)`` for a ``make`` that builds plain dicts. All that follows
-    ``evalId`` depends only on the runs' outcomes, which a deterministic run repeats over its
-    cases: it is built once per distinct outcomes and shared (plain dicts that are only encoded
-    or validated). Never for a ``-0.0``, which compares equal to ``0.0``."""
+def _case_summary_wire(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> Any:
+    """``_case_summary(..., wire_dict)``. All that follows ``evalId`` depends only on the runs'
+    outcomes, which a deterministic run repeats over its cases: it is built once per distinct
+    outcomes and shared (plain dicts that are only encoded or validated). Never for a
+    ``-0.0``, which compares equal to ``0.0``."""
     if any(_negative_zero(m) for r in runs for m in r.metrics):
-        return _case_summary(eval_id, runs, num_runs, make)  # type: ignore[no-any-return]
-    return {"evalId": eval_id, **_shared_rest(tuple(r[1:] for r in runs), num_runs, make)}
+        return _case_summary(eval_id, runs, num_runs, wire_dict)
+    return {"evalId": eval_id, **_shared_rest(tuple(r[1:] for r in runs), num_runs)}
 
 
 @lru_cache(maxsize=4096)
-def _shared_rest(runs: tuple[tuple[Any, ...], ...], num_runs: int, make: Make) -> dict[str, Any]:
-    built: dict[str, Any] = _case_summary("-", [CaseOutcome("-", *r) for r in runs], num_runs, make)
-    del built["evalId"]
-    return built
+def _shared_rest(runs: tuple[tuple[Any, ...], ...], num_runs: int) -> dict[str, Any]:
+    wire: dict[str, Any] = _case_summary(
+        "-", [CaseOutcome("-", *r) for r in runs], num_runs, wire_dict
+    )
+    del wire["evalId"]
+    return wire
 
 
 def _negative_zero(m: MetricOutcome) -> bool:
@@ -297,7 +297,7 @@ class SummaryParts:
         """:meth:`case_summaries` as the plain dicts their models write to a file (no model
         built): what a saved file needs, encoded a batch at a time by the Go-format writer."""
         for eval_id, runs in self.groups:
-            yield _case_summary_dict(eval_id, runs, self.num_runs, wire_dict)
+            yield _case_summary_wire(eval_id, runs, self.num_runs)
 
     def whole(self) -> EvalSetResultSummary:
         """The summary with its case summaries."""
