@@ -7,11 +7,13 @@ import json
 import os
 
 import pytest
+from _builders import evalset, trace_case
 from hypothesis import given
 from hypothesis import strategies as st
 
 import agenteval_nb as ae
 from agenteval_nb.io import dumps, json_path, write_text_atomic
+from agenteval_nb.io.documents import validate_model, validated_by_case
 from agenteval_nb.schema.envexpand import expand
 
 EVALSET = {
@@ -347,20 +349,15 @@ def test_a_model_of_another_kind_is_named_not_opened_as_a_path():
 
 
 def _two_cases() -> dict:
-    from _builders import evalset, trace_case
-
     odd = trace_case("b", ["x"], ["y"], metaData={"k": [1, 2.5]})
     odd["ActualConversation"] = odd.pop("actualConversation")  # folded by the loader
     return evalset(trace_case("a", ["x"], ["x"]), odd)
 
 
 def test_a_file_is_validated_case_by_case_and_its_data_dropped_as_it_goes():
-    from agenteval_nb.io.documents import validate_model, validated_by_case
-
     data = _two_cases()
     whole = validate_model(ae.EvalSet, copy.deepcopy(data), "<text>")
-    evalset = validated_by_case(data)
-    assert evalset == whole
+    assert validated_by_case(data) == whole
     assert "evalCases" not in data
 
 
