@@ -83,10 +83,10 @@ def check_tree(
     ``data`` stands in its document (its depth counts, paths start there).
 
     Raises :class:`FormatError` for a float that is NaN or infinite, an int outside the float64
-    range, or nesting deeper than ``max_depth``. Iterative, so any depth is safe to check. Data
-    that plainly keeps the rules (:func:`_plainly_kept`) is not walked.
+    range, or nesting deeper than ``max_depth``. Iterative, so any depth is safe to check. A
+    model whose wire data plainly keeps the rules (:func:`_plainly_kept`) is not walked.
     """
-    if isinstance(data, (BaseModel, dict, list)) and _plainly_kept(data, max_depth - len(at)):
+    if isinstance(data, BaseModel) and _plainly_kept(data, max_depth - len(at)):
         return
     stack: list[tuple[Any, tuple[Any, ...], int]] = [(data, at, 1 + len(at))]
     while stack:
@@ -113,25 +113,19 @@ def check_tree(
 _FLOAT64_MAX_DIGITS = re.compile(f"[0-9]{{{len(str(FLOAT64_MAX))}}}")
 
 
-def _plainly_kept(data: BaseModel | dict[Any, Any] | list[Any], levels: int) -> bool:
-    """True when ``data`` (for a model: its wire data) keeps the depth and number rules by a
-    check at C speed: its JSON has at most ``levels`` brackets, no digit run as long as
-    :data:`FLOAT64_MAX`'s, and no NaN or infinity — the stdlib encoder writes it refusing
-    them; a model's needs no such check when pydantic's JSON has no ``null`` (NaN and infinity
-    are written so). An upper bound: False (a bracket in a string, a value an encoder cannot
-    write) leaves it to the exact walk."""
+def _plainly_kept(model: BaseModel, levels: int) -> bool:
+    """True when ``model``'s wire data keeps the depth and number rules by a check at C speed:
+    its JSON has at most ``levels`` brackets, no digit run as long as :data:`FLOAT64_MAX`'s,
+    and no NaN or infinity — none when pydantic's JSON has no ``null`` (it writes them so),
+    else the stdlib encoder writes the data refusing them. An upper bound: False (a bracket
+    in a string, a value an encoder cannot write) leaves it to the exact walk."""
     try:
-        if isinstance(data, BaseModel):
-            text = data.model_dump_json(by_alias=True, exclude_none=True, warnings=False)
-            if "null" not in text:
-                return _text_within(text, levels)
-            data = data.model_dump(by_alias=True, exclude_none=True, warnings=False)
-        return _text_within(json.dumps(data, allow_nan=False, ensure_ascii=False), levels)
+        text = model.model_dump_json(by_alias=True, exclude_none=True, warnings=False)
+        if "null" in text:
+            dumped = model.model_dump(by_alias=True, exclude_none=True, warnings=False)
+            text = json.dumps(dumped, allow_nan=False, ensure_ascii=False)
     except (PydanticSerializationError, ValueError, TypeError, RecursionError):
         return False
-
-
-def _text_within(text: str, levels: int) -> bool:
     brackets = text.count("[") + text.count("{")
     return brackets <= levels and not _FLOAT64_MAX_DIGITS.search(text)
 
