@@ -299,6 +299,7 @@ class RecordBuilder:
         self._last = -1
         self._in_order = True
         self._read_texts = False  # a text was handed in (read from a file), not encoded here
+        self._plain: set[int] = set()  # positions of texts the bulk path wrote
 
     def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
         self.add_text(position, case, result, None)
@@ -316,6 +317,8 @@ class RecordBuilder:
         views with the models' attributes)."""
         self._pending.append((position, case, result, text))
         self._read_texts = self._read_texts or (text is not None and not encoded)
+        if encoded:
+            self._plain.add(position)
         self._keys.append((position, result.run_id, result.eval_id))
         self._in_order = self._in_order and position > self._last
         self._last = max(self._last, position)
@@ -344,8 +347,10 @@ class RecordBuilder:
     def details(self) -> CaseDetails:
         """The case texts in position order."""
         self._flush()
-        texts = (self._texts[p] for p in sorted(self._texts))
-        return CaseDetails(texts, self.source, encoded=not self._read_texts)
+        order = sorted(self._texts)
+        plain = (i for i, position in enumerate(order) if position in self._plain)
+        texts = (self._texts[p] for p in order)
+        return CaseDetails(texts, self.source, encoded=not self._read_texts, plain=plain)
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """Every frame table, rows in position order (what a build over the whole result gives)."""

@@ -5,9 +5,10 @@ Chosen once per evaluation (:func:`bulk_metrics`) when every planned metric is
 ``compareName``: a custom compare receives models), no callbacks, no executor, the default case
 aggregator, and a sink that keeps case results as text (:class:`~.options.TextSink`).
 
-Then per case (:func:`bulk_case`): the case's decoded data (orjson, under the loader's rules)
-is scored when it is plain (:func:`~agenteval_nb.schema.plain.view`: it reads into the case's
-view struct exactly as the model would) and a plain trace case: ``evalMode`` ``trace``,
+Then per case (:func:`bulk_case`): the case's decoded data (orjson, under the loader's rules;
+for an eval set or dict in hand, the data of the case's file text) is scored when it is plain
+(:func:`~agenteval_nb.schema.plain.view`: it reads into the case's view struct exactly as the
+model would) and a plain trace case: ``evalMode`` ``trace``,
 ``sessionInput`` given, recorded and expected turns of the same non-zero count with
 ``userContent`` in every recorded turn, and no case-level ``contextMessages``, ``rubrics``,
 ``conversationScenario`` or ``expectedRunnerEnabled``. The evaluators' own per-turn rule

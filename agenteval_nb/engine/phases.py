@@ -11,7 +11,8 @@
   case result to the evaluation's :class:`Finished`, which passes it on to the sink.
 * :func:`infer_then_evaluate` — one case end to end: ``evaluate_stage(infer_stage(case))``,
   or :func:`bulk_stage` when the evaluation runs the bulk path (:mod:`.bulk`) and the case is
-  one it takes (a plain trace case of an eval set file: scored without models).
+  one it takes (a plain trace case, from a file or an eval set in hand: scored without
+  models).
 
 With an executor (``RunState.runner``) the case's turns and its score are computed where the
 executor runs it; the inference stage brings both back (``Inferred.evaluated``) and the
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..errors import FormatError
-from ..io import CaseSource, StreamedCases
+from ..io import CaseSource, ModelCases, StreamedCases
 from ..schema import EvalCase, EvalCaseResult, EvalStatus
 from .bulk import BulkCase, BulkMetric, bulk_case
 from .callbacks import CallbackEvent, CallbackPoint
@@ -206,7 +207,7 @@ def bulk_stage(run: RunState, index: int) -> bool:
     """Case ``index`` on the bulk path (:mod:`.bulk`), counted and handed on; False when the
     case takes the model path."""
     source, metrics = run.source, run.evaluation.bulk
-    if metrics is None or not isinstance(source, StreamedCases):
+    if metrics is None or not isinstance(source, (StreamedCases, ModelCases)):
         return False
     data = source.plain(run.selected[index])
     if data is None:

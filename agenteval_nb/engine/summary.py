@@ -219,9 +219,7 @@ def _case_status(runs: Sequence[CaseOutcome], num_runs: int) -> EvalStatus:
     )
 
 
-def _case_summary(
-    eval_id: str, runs: Sequence[CaseOutcome], num_runs: int, make: Make = _model
-) -> Any:
+def _case_summary(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int, make: Make) -> Any:
     """The case summary of one case's outcomes (one per run), as ``make`` builds it."""
     return make(
         CaseSummary,
@@ -255,8 +253,8 @@ def _case_summary(
 def _case_summary_wire(eval_id: str, runs: Sequence[CaseOutcome], num_runs: int) -> Any:
     """``_case_summary(..., wire_dict)``. All that follows ``evalId`` depends only on the runs'
     outcomes, which a deterministic run repeats over its cases: it is built once per distinct
-    outcomes and shared (plain dicts that are only encoded). Never for a ``-0.0``, which
-    compares equal to ``0.0``."""
+    outcomes and shared (plain dicts that are only encoded or validated). Never for a
+    ``-0.0``, which compares equal to ``0.0``."""
     if any(_negative_zero(m) for r in runs for m in r.metrics):
         return _case_summary(eval_id, runs, num_runs, wire_dict)
     return {"evalId": eval_id, **_shared_rest(tuple(r[1:] for r in runs), num_runs)}
@@ -288,9 +286,12 @@ class SummaryParts:
     groups: list[tuple[str, list[CaseOutcome]]]
 
     def case_summaries(self) -> Iterator[CaseSummary]:
-        """Every case summary, by eval id, one built at a time."""
-        for eval_id, runs in self.groups:
-            yield _case_summary(eval_id, runs, self.num_runs)
+        """Every case summary, by eval id, one built at a time: validated from its file form
+        (:meth:`case_summary_wires`, whose parts cases of equal outcomes share), a model of
+        its own equal to the one its constructors build (a zero ``averageScore``, left out of
+        the file, is the field's default)."""
+        for wire in self.case_summary_wires():
+            yield CaseSummary.model_validate(wire)
 
     def case_summary_wires(self) -> Iterator[dict[str, Any]]:
         """:meth:`case_summaries` as the plain dicts their models write to a file (no model

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
+import orjson
 from pydantic import BaseModel
 
 from ..schema import EvalCaseResult, EvalSetResult
@@ -33,16 +34,24 @@ class CaseDetails(Sequence[EvalCaseResult]):
     ``details[i]`` decodes case result ``i`` (a new model each time);
     ``details.text(i)`` is its compact file text. ``encoded``: every text was written by
     :func:`~.gowriter.case_result_texts` (not read from a file), so saving only re-indents it.
+    ``plain``: the indices of texts written from plain data (the bulk path): only the models'
+    own keys and ints orjson reads exactly, so they are decoded without the loader's key
+    folding and digit check, which could not change them.
     """
 
-    __slots__ = ("_source", "_texts", "encoded")
+    __slots__ = ("_source", "_texts", "encoded", "plain")
 
     def __init__(
-        self, texts: Iterable[bytes] = (), source: str = "<run>", encoded: bool = False
+        self,
+        texts: Iterable[bytes] = (),
+        source: str = "<run>",
+        encoded: bool = False,
+        plain: Iterable[int] = (),
     ) -> None:
         self._texts = list(texts)
         self._source = source
         self.encoded = encoded
+        self.plain = frozenset(plain)
 
     @classmethod
     def of(cls, results: Iterable[EvalCaseResult]) -> CaseDetails:
@@ -76,6 +85,9 @@ class CaseDetails(Sequence[EvalCaseResult]):
 
     def _decode(self, index: int) -> EvalCaseResult:
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)
+        if index in self.plain:
+            data = orjson.loads(self._texts[index])
+            return validate_model(EvalCaseResult, data, self._source, prefix, fold=False)
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
         data = decode_json(self._texts[index], self._source, prefix, depth)
         return validate_model(EvalCaseResult, data, self._source, prefix)

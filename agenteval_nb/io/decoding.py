@@ -28,7 +28,7 @@ import orjson
 from .._gc import gc_paused
 from ..errors import FormatError
 from .entry_rules import FLOAT64_MAX, MAX_DEPTH, json_path, out_of_range, too_deep
-from .jsonscan import EXACT_INT_DIGITS, LONG_DIGITS, MAYBE_HUGE, deeper_than, quick_scan
+from .jsonscan import EXACT_INT_DIGITS, MAYBE_HUGE, deeper_than, has_long_digits, quick_scan
 
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*|[\[\]{},:]|true|false|null')
 
@@ -72,9 +72,7 @@ def decode_plain(data: bytes, limit: int, short_digits: bool = False) -> Any:
     """orjson's value of ``data`` when it cannot break a rule orjson lets through (at most
     ``limit`` brackets, no long digit run unless ``short_digits``) and orjson reads it; else
     ``None`` (the checked path of :func:`decode_json` decides)."""
-    if data.count(b"[") + data.count(b"{") <= limit and (
-        short_digits or not LONG_DIGITS.search(data)
-    ):
+    if data.count(b"[") + data.count(b"{") <= limit and (short_digits or not has_long_digits(data)):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:

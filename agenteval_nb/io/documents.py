@@ -24,6 +24,7 @@ from pydantic_core import ErrorDetails
 from .._gc import gc_paused
 from ..adk import looks_like_adk_test
 from ..errors import FormatError
+from ..schema import EvalCase, EvalSet
 from ..schema.keys import fold_keys
 from ..schema.metric import is_api_key_name
 from .entry_rules import json_path
@@ -35,15 +36,44 @@ _RESULT_KEYS = ("evalSetResultId", "evalSetResultName", "evalSetId", "evalCaseRe
 """A result document has at least one of these keys (compared ignoring case), or none at all."""
 
 
-def validate_model(model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = ()) -> M:
-    """``data`` (found at ``prefix`` in ``source``) as a ``model``, or a :class:`FormatError`."""
+def validate_model(
+    model: type[M], data: Any, source: str, prefix: tuple[int | str, ...] = (), fold: bool = True
+) -> M:
+    """``data`` (found at ``prefix`` in ``source``) as a ``model``, or a :class:`FormatError`;
+    keys folded to the model's (:func:`~agenteval_nb.schema.keys.fold_keys`) unless ``fold``
+    is False (data known to hold only the models' own keys)."""
     if not isinstance(data, dict):
         raise FormatError(source, json_path(prefix), f"a JSON object, got {json_type(data)}")
     try:
         with gc_paused(keep=True):
-            return model.model_validate(fold_keys(model, data))
+            return model.model_validate(fold_keys(model, data) if fold else data)
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
+
+
+def validated_by_case(data: Any) -> EvalSet | None:
+    """Eval set ``data`` (decoded here, so the caller's to consume) as an :class:`EvalSet`
+    validated one case at a time, each case's data dropped once its model is built: a large
+    file is never its whole data and its whole model at once. ``None`` at the first problem:
+    the whole validation (:func:`validate_model`) names it, as it would have."""
+    if not isinstance(data, dict):
+        return None
+    folded = fold_keys(EvalSet, data)
+    cases = folded.pop("evalCases", None)
+    data.pop("evalCases", None)  # (when folding made a copy, the caller's cases go too)
+    if not isinstance(cases, list):
+        return None
+    try:
+        with gc_paused(keep=True):
+            evalset = EvalSet.model_validate({**folded, "evalCases": []})
+            models = []
+            for i, case in enumerate(cases):
+                models.append(EvalCase.model_validate(case))
+                cases[i] = None
+    except ValidationError:
+        return None
+    evalset.eval_cases = models
+    return evalset
 
 
 def _format_error(

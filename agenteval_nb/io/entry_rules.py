@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 
+from .._gc import gc_paused
 from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
 from ..schema.base import wire_items
@@ -72,14 +75,20 @@ def out_of_range(literal: str) -> str:
     return f"a number within the float64 range (got {shown})"
 
 
-def check_tree(data: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
+def check_tree(
+    data: Any, source: str, max_depth: int = MAX_DEPTH, at: tuple[int | str, ...] = ()
+) -> None:
     """The depth and number rules for data given as Python objects: dicts, lists and models
-    (walked by their wire keys, so a path reads as it would in the file).
+    (walked by their wire keys, so a path reads as it would in the file). ``at``: where
+    ``data`` stands in its document (its depth counts, paths start there).
 
     Raises :class:`FormatError` for a float that is NaN or infinite, an int outside the float64
-    range, or nesting deeper than ``max_depth``. Iterative, so any depth is safe to check.
+    range, or nesting deeper than ``max_depth``. Iterative, so any depth is safe to check. A
+    model whose wire data plainly keeps the rules (:func:`_plainly_kept`) is not walked.
     """
-    stack: list[tuple[Any, tuple[Any, ...], int]] = [(data, (), 1)]
+    if isinstance(data, BaseModel) and _plainly_kept(data, max_depth - len(at)):
+        return
+    stack: list[tuple[Any, tuple[Any, ...], int]] = [(data, at, 1 + len(at))]
     while stack:
         value, loc, depth = stack.pop()
         if isinstance(value, BaseModel):
@@ -101,6 +110,26 @@ def check_tree(data: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
                 stack.append((item, (*loc, key), depth + 1))
 
 
+_FLOAT64_MAX_DIGITS = re.compile(f"[0-9]{{{len(str(FLOAT64_MAX))}}}")
+
+
+def _plainly_kept(model: BaseModel, levels: int) -> bool:
+    """True when ``model``'s wire data keeps the depth and number rules by a check at C speed:
+    its JSON has at most ``levels`` brackets, no digit run as long as :data:`FLOAT64_MAX`'s,
+    and no NaN or infinity — none when pydantic's JSON has no ``null`` (it writes them so),
+    else the stdlib encoder writes the data refusing them. An upper bound: False (a bracket
+    in a string, a value an encoder cannot write) leaves it to the exact walk."""
+    try:
+        text = model.model_dump_json(by_alias=True, exclude_none=True, warnings=False)
+        if "null" in text:
+            dumped = model.model_dump(by_alias=True, exclude_none=True, warnings=False)
+            text = json.dumps(dumped, allow_nan=False, ensure_ascii=False)
+    except (PydanticSerializationError, ValueError, TypeError, RecursionError):
+        return False
+    brackets = text.count("[") + text.count("{")
+    return brackets <= levels and not _FLOAT64_MAX_DIGITS.search(text)
+
+
 def check_eval_ids(eval_ids: Iterable[object], source: str) -> None:
     """The ``evalId`` rule: case ``i`` (``$.evalCases[i].evalId``) has a non-empty string."""
     for i, eval_id in enumerate(eval_ids):
@@ -120,9 +149,12 @@ def check_evalset(evalset: EvalSet, source: str = OBJECT_SOURCE, *, tree: bool =
     a checked dict). A model changed after it was built may hold a case that is not an
     :class:`EvalCase`: that is named too.
     """
-    if tree:
-        check_tree(evalset, source)
     cases = evalset.eval_cases or []
+    if tree:
+        check_tree(evalset.model_copy(update={"eval_cases": None}), source)
+        with gc_paused():  # each case's wire data is built, checked and dropped
+            for i, case in enumerate(cases):
+                check_tree(case, source, at=("evalCases", i))
     for i, case in enumerate(cases):
         if not isinstance(case, EvalCase):
             raise FormatError(

@@ -37,7 +37,7 @@ from ..errors import FormatError
 from ..schema import EvalCase, EvalMetric, EvalSet, EvalSetResult
 from .atomic import write_text_atomic
 from .decoding import decode_text
-from .documents import check_kind, json_type, kind_hint, validate_model
+from .documents import check_kind, json_type, kind_hint, validate_model, validated_by_case
 from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, check_evalset, check_tree
 from .gowriter import dumps, result_chunks
 from .tabular import TABLE_SUFFIXES, evalset_from_table_file
@@ -96,13 +96,23 @@ def load_evalset(
         return evalset_from_table_file(src, columns)  # type: ignore[arg-type]
     if columns is not None:
         raise TypeError("columns= is for .csv / .jsonl / .parquet files")
-    data, source = _read(src)
-    if looks_like_adk_test(data):
-        data = adk_test_to_evalset(data, source, _stem(source))
-    elif looks_like_adk(data):
-        data = adk_to_evalset(data, source)
+    data, source = _go_evalset(*_read(src))
     check_kind("eval set", data, source)
+    if not isinstance(src, (dict, list)):  # decoded here: validated case by case, consumed
+        evalset = validated_by_case(data)
+        if evalset is not None:
+            return check_evalset(evalset, source, tree=False)
+        data, source = _go_evalset(*_read(src))  # read again for the whole validation's error
     return check_evalset(validate_model(EvalSet, data, source), source, tree=False)
+
+
+def _go_evalset(data: Any, source: str) -> tuple[Any, str]:
+    """Eval set data in the Go format: google-adk / trpc-agent-python shapes converted."""
+    if looks_like_adk_test(data):
+        return adk_test_to_evalset(data, source, _stem(source)), source
+    if looks_like_adk(data):
+        return adk_to_evalset(data, source), source
+    return data, source
 
 
 def is_table_path(src: object) -> bool:

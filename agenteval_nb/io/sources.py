@@ -6,7 +6,9 @@ raw JSON in one fast pass (msgspec ``Raw``, no objects built), pre-reads the ``e
 validates a case (the same decoder and pydantic model as
 :func:`~agenteval_nb.io.loaders.load_evalset`) only when :meth:`CaseSource.case` is called. An
 eval set model, a dict, or a file of another shape (google-adk, trpc-agent-python) is loaded
-whole and served by :class:`ModelCases`. A result file splits the same way (:func:`open_result`).
+whole and served by :class:`ModelCases`. Both give a case as plain data too (``plain``: the
+bulk path's input; a model's case as the data of its file text). A result file splits the same
+way (:func:`open_result`).
 
 Rules: every form meets the entry rules of :mod:`agenteval_nb.io.entry_rules` before any case
 is used (:func:`as_source`): a model through :func:`~agenteval_nb.io.loaders.load_evalset`; a
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import msgspec
+from pydantic_core import PydanticSerializationError
 
 from ..adk import looks_like_adk
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
@@ -79,6 +82,16 @@ class ModelCases:
 
     def case(self, index: int) -> EvalCase:
         return self._cases[index]
+
+    def plain(self, index: int) -> Any:
+        """Case ``index`` as plain data: its file text (what the file writer writes for it, so
+        an edited model is read as edited) decoded as :meth:`StreamedCases.plain` decodes a
+        file's case; ``None`` when that text cannot be written or read back exactly."""
+        try:
+            text = self._cases[index].model_dump_json(by_alias=True, exclude_none=True)
+        except PydanticSerializationError:  # (a lone surrogate, a value JSON cannot hold)
+            return None
+        return decode_plain(text.encode("utf-8"), MAX_DEPTH - 2)
 
     def evalset(self) -> EvalSet:
         return self.model

@@ -3,7 +3,9 @@ the streamed path (cases split from the file, results kept as text, tables built
 the file written from the texts and the case outcomes) writes the bytes and builds the tables
 of the model path (the whole result model, written by pydantic, tables built from it); and the
 bulk path (plain cases scored without models, :mod:`agenteval_nb.engine.bulk`) gives the
-bytes and tables of a run that takes the model path for every case."""
+bytes and tables of a run that takes the model path for every case. The corpus (less the case
+that does not validate) run as an ``EvalSet`` in hand and as a dict gives the same bytes and
+tables as its file, on the bulk path too."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from agenteval_nb.engine.case import plan_metric
 from agenteval_nb.engine.options import EngineOptions
 from agenteval_nb.evaluators.base import EvaluationContext
 from agenteval_nb.evaluators.registry import Registry
-from agenteval_nb.io import open_evalset, save_result
+from agenteval_nb.io import ModelCases, as_source, open_evalset, save_result
 
 METRICS = [
     {
@@ -251,3 +253,145 @@ def test_the_bulk_path_is_not_chosen_when_a_rule_only_the_model_path_applies(opt
     chosen = metrics(ae.load_metrics(METRICS))
     assert bulk_metrics(options(), _plan(chosen)) is None
     assert bulk_metrics(_options(), _plan(ae.load_metrics(METRICS))) is not None
+
+
+# -- the same corpus in hand: an EvalSet a user loaded (and edited), a dict ------------------
+
+
+def _valid_corpus() -> list[dict]:
+    return [case for case in _corpus() if case["evalId"] != "bad"]
+
+
+@pytest.fixture(scope="module")
+def valid_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bulk") / "valid.evalset.json"
+    path.write_text(json.dumps(evalset(*_valid_corpus())), encoding="utf-8")
+    return path
+
+
+def _saved(src, tmp_path, name: str, **options) -> bytes:
+    """The result file of ``src`` evaluated with the corpus metrics (two runs, numbered
+    sessions), without its per-run fields."""
+    run = ae.evaluate(
+        src,
+        ae.load_metrics(METRICS),
+        progress=False,
+        num_runs=2,
+        session_id_factory=_numbered_sessions(),
+        **options,
+    )
+    return _PER_RUN.sub(b"", run.save(tmp_path / f"{name}.evalset_result.json").read_bytes())
+
+
+def _model_path() -> dict:
+    return {"case_aggregator": lambda data: default_case_aggregator(data)}
+
+
+IN_HAND = {
+    "evalset": lambda path: ae.load_evalset(path),
+    "dict": lambda path: json.loads(path.read_text("utf-8")),
+}
+
+
+@pytest.mark.parametrize("in_hand", IN_HAND.values(), ids=IN_HAND.keys())
+def test_an_evalset_or_dict_in_hand_writes_the_bytes_of_its_file(in_hand, valid_path, tmp_path):
+    from_file = _saved(valid_path, tmp_path, "file")
+    assert _saved(in_hand(valid_path), tmp_path, "in-hand") == from_file
+    assert _saved(in_hand(valid_path), tmp_path, "in-hand-model", **_model_path()) == from_file
+
+
+@pytest.mark.parametrize("in_hand", IN_HAND.values(), ids=IN_HAND.keys())
+def test_an_evalset_or_dict_in_hand_builds_the_tables_of_its_file(in_hand, valid_path):
+    def tables(src):
+        run = ae.evaluate(
+            src,
+            ae.load_metrics(METRICS),
+            progress=False,
+            num_runs=2,
+            session_id_factory=_numbered_sessions(),
+        )
+        return {kind: run.record.table(kind) for kind in BUILDERS}
+
+    from_file, from_hand = tables(valid_path), tables(in_hand(valid_path))
+    for kind in BUILDERS:
+        assert from_hand[kind].equals(from_file[kind], null_equal=True), kind
+
+
+def test_an_evalset_in_hand_takes_the_bulk_path_for_the_cases_its_file_does(valid_path):
+    chosen = bulk_metrics(_options(), _plan(ae.load_metrics(METRICS)))
+    assert chosen is not None
+    hooks = EvaluationContext().hooks
+
+    def taken(source) -> list[str]:
+        return [
+            eval_id
+            for index, eval_id in enumerate(source.eval_ids)
+            if bulk_case(chosen, source.plain(index), "set", 1, "s", hooks)
+        ]
+
+    in_hand = as_source(ae.load_evalset(valid_path))
+    assert isinstance(in_hand, ModelCases)
+    assert taken(in_hand) == taken(open_evalset(valid_path))
+    assert "pass" in taken(in_hand)
+
+
+def _edited(path):
+    """The corpus in hand, case ``pass`` edited to answer something else."""
+    evalset = ae.load_evalset(path)
+    case = next(c for c in evalset.eval_cases if c.eval_id == "pass")
+    case.actual_conversation[0].final_response.content = "something else"
+    return evalset
+
+
+def test_an_edited_evalset_is_scored_as_edited(valid_path, tmp_path):
+    run = ae.evaluate(
+        _edited(valid_path),
+        ae.load_metrics(METRICS),
+        progress=False,
+        session_id_factory=_numbered_sessions(),
+    )
+    statuses = dict(zip(run.record.table("cases")["eval_id"], run.record.table("cases")["status"]))
+    assert statuses["pass"] == "failed"
+    turn = run.result.eval_case_results[0].eval_metric_result_per_invocation[0]
+    assert turn.actual_invocation.final_response.content == "something else"
+    model = ae.evaluate(
+        _edited(valid_path),
+        ae.load_metrics(METRICS),
+        progress=False,
+        session_id_factory=_numbered_sessions(),
+        **_model_path(),
+    )
+    saved = run.save(tmp_path / "edited.json").read_bytes()
+    assert _PER_RUN.sub(b"", saved) == _PER_RUN.sub(
+        b"", model.save(tmp_path / "model.json").read_bytes()
+    )
+
+
+def test_run_result_is_the_saved_files_result_and_the_model_paths(valid_path, tmp_path):
+    """``run.result`` decodes the bulk path's texts without key folding and the others with
+    it: either way it is what loading the saved file gives, and the model path's result."""
+    es = ae.load_evalset(valid_path)
+    odd = trace_case("odd-key", ["a"], ["a"])
+    odd["actualConversation"][0]["FinalResponse"] = odd["actualConversation"][0].pop(
+        "finalResponse"
+    )  # kept as an unknown key in hand; folded when the saved file is loaded
+    es.eval_cases.append(ae.EvalCase.model_validate(odd))
+
+    def evaluated(**options):
+        return ae.evaluate(
+            es,
+            ae.load_metrics(METRICS),
+            progress=False,
+            num_runs=2,
+            session_id_factory=_numbered_sessions(),
+            **options,
+        )
+
+    run = evaluated()
+    assert 0 < len(run.record._details.plain) < len(run.record._details)
+    path = run.save(tmp_path / "run.evalset_result.json")
+    result = run.result
+    assert result == ae.load_result(path)
+    model = evaluated(**_model_path()).result
+    assert result.eval_case_results == model.eval_case_results
+    assert result.summary == model.summary

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 import agenteval_nb as ae
 from agenteval_nb import io
-from agenteval_nb.engine.summary import CaseOutcome, MetricOutcome, summary_parts
+from agenteval_nb.engine.summary import (
+    CaseOutcome,
+    MetricOutcome,
+    _case_summary,
+    _model,
+    summary_parts,
+)
 from agenteval_nb.io import gowriter
 from agenteval_nb.schema import CaseSummary, EvalSetResult
 
@@ -70,6 +76,35 @@ def test_case_summaries_from_outcomes_are_the_bytes_of_their_models(drawn, batch
         eval_set_result_id="r", eval_set_id="s", eval_case_results=[], summary=parts.whole()
     )
     assert from_wires == io.dumps(whole)
+
+
+@settings(max_examples=150, deadline=None)
+@given(drawn=outcomes())
+def test_case_summary_models_are_the_models_built_field_by_field(drawn):
+    """Validated from shared field values, each case summary equals the model built with its
+    constructors (repr too: NaN is not equal to itself, and an int must not pass for a float)
+    and shares no part with another case's."""
+    cases, num_runs = drawn
+    parts = summary_parts(cases, num_runs)
+    built = [_case_summary(eval_id, runs, num_runs, _model) for eval_id, runs in parts.groups]
+    validated = list(parts.case_summaries())
+    assert [repr(m) for m in validated] == [repr(m) for m in built]
+    seen: set[int] = set()
+    for summary in validated:
+        for part in (summary.run_status_counts, *summary.run_summaries):
+            assert id(part) not in seen
+            seen.add(id(part))
+
+
+def test_equal_outcomes_give_case_summaries_of_their_own():
+    cases = [
+        CaseOutcome(f"c{i}", 1, "failed", None, (MetricOutcome("m", 0.0, "failed", 1.0),))
+        for i in range(2)
+    ]
+    first, second = summary_parts(cases, 1).case_summaries()
+    assert first.metric_summaries[0].average_score == 0.0  # a zero the file form leaves out
+    first.run_summaries[0].metric_results[0].score = 0.5
+    assert second.run_summaries[0].metric_results[0].score == 0.0
 
 
 def test_the_wire_dicts_are_what_the_models_write():

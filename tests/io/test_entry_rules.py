@@ -188,6 +188,35 @@ def test_a_model_changed_after_it_was_built_meets_the_rules(tmp_path):
     assert agent.calls == 0
 
 
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("[{" * MAX_DEPTH, None),  # brackets in a string: not nesting
+        ({1, 2}, None),  # a value JSON cannot hold: the rules have nothing to say about it
+        ([None, "null"], None),  # nulls that are no NaN
+        ([1, [float("nan")]], ".k[1][0]: a finite number (got nan)"),
+        ({"deep": _nested(MAX_DEPTH)}, ".k.deep" + "[0]" * (MAX_DEPTH - 6) + ": arrays"),
+        (10**309, ".k: a number within the float64 range"),
+    ],
+    ids=["brackets-in-a-string", "a-set", "nulls", "nan", "too-deep", "huge-int"],
+)
+@pytest.mark.parametrize("form", ["model", "dict"])
+def test_data_in_hand_is_held_to_the_rules_however_its_values_are_written(value, expected, form):
+    data = _evalset(_case("last"))
+    if form == "model":
+        evalset: Any = ae.EvalSet.model_validate(data)
+        evalset.eval_cases[3].session_input.state = {"k": value}
+    else:
+        data["evalCases"][3]["sessionInput"]["state"] = {"k": value}
+        evalset = data
+    if expected is None:
+        ae.load_evalset(evalset)
+        return
+    with pytest.raises(ae.FormatError) as info:
+        ae.load_evalset(evalset)
+    assert str(info.value).startswith("<object>: $.evalCases[3].sessionInput.state" + expected)
+
+
 METRIC_RULES: dict[str, tuple[dict[str, Any], str, str]] = {
     "nan_threshold": ({"threshold": float("nan")}, "$[1].threshold", "a finite number"),
     "deep_extension": (

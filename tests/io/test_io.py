@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 
 import pytest
+from _builders import evalset, trace_case
 from hypothesis import given
 from hypothesis import strategies as st
 
 import agenteval_nb as ae
 from agenteval_nb.io import dumps, json_path, write_text_atomic
+from agenteval_nb.io.documents import validate_model, validated_by_case
 from agenteval_nb.schema.envexpand import expand
 
 EVALSET = {
@@ -340,3 +343,41 @@ def test_a_model_of_another_kind_is_named_not_opened_as_a_path():
     result = ae.load_result({"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": []})
     with pytest.raises(TypeError, match=r"got a model \(EvalSetResult\)"):
         ae.load_evalset(result)
+
+
+# -- an eval set file validated a case at a time -------------------------------------------
+
+
+def _two_cases() -> dict:
+    odd = trace_case("b", ["x"], ["y"], metaData={"k": [1, 2.5]})
+    odd["ActualConversation"] = odd.pop("actualConversation")  # folded by the loader
+    return evalset(trace_case("a", ["x"], ["x"]), odd)
+
+
+def test_a_file_is_validated_case_by_case_and_its_data_dropped_as_it_goes():
+    data = _two_cases()
+    whole = validate_model(ae.EvalSet, copy.deepcopy(data), "<text>")
+    assert validated_by_case(data) == whole
+    assert "evalCases" not in data
+
+
+def test_a_file_loads_as_the_whole_validation_reads_it(tmp_path):
+    path = tmp_path / "set.evalset.json"
+    path.write_text(json.dumps(_two_cases()), encoding="utf-8")
+    loaded = ae.load_evalset(path)
+    assert loaded == ae.load_evalset(_two_cases())  # a dict: validated whole
+    assert loaded.eval_cases[1].actual_conversation[0].final_response.content == "y"
+
+
+def test_a_file_with_bad_cases_names_the_problems_as_the_whole_validation_does(tmp_path):
+    data = _two_cases()
+    data["evalCases"][0]["conversation"] = "not a list"
+    data["evalCases"][1]["evalMode"] = 3
+    path = tmp_path / "bad.evalset.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ae.FormatError) as from_file:
+        ae.load_evalset(path)
+    with pytest.raises(ae.FormatError) as from_dict:
+        ae.load_evalset(data)
+    assert "(and 1 more problem)" in str(from_file.value)
+    assert str(from_file.value).replace(str(path), "<object>") == str(from_dict.value)

@@ -87,3 +87,24 @@ def test_digit_runs_match_the_obvious_reading(text):
     scan = quick_scan(text, 256)
     assert (scan.exponent, scan.digits, scan.int_digits) == _digit_facts(text)
     assert jsonscan.short_digit_runs(text.encode()) == (_digit_facts(text)[2] < 20)
+
+
+@given(
+    st.lists(
+        st.one_of(st.text(alphabet="0123456789", max_size=25), st.text(max_size=8)), max_size=12
+    )
+)
+def test_the_long_digit_check_finds_every_run_of_twenty_digits(parts):
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    expected = re.search(rb"[0-9]{%d}" % jsonscan.EXACT_INT_DIGITS, data) is not None
+    assert jsonscan.has_long_digits(data) == expected
+    assert jsonscan.has_long_digits(b"x" + b"9" * 20 + b"y")
+    assert not jsonscan.has_long_digits("1234567890１２３４５６７８９０1".encode())
+
+
+@given(st.lists(st.integers(0, 400), max_size=4), st.text(max_size=6))
+def test_the_huge_int_check_finds_every_run_of_309_digits(runs, between):
+    text = between.join("7" * n for n in runs)
+    expected = re.search(r"[0-9]{309}", text) is not None
+    assert jsonscan.has_huge_int(text) == expected
+    assert jsonscan.has_huge_int("1" * 309) and not jsonscan.has_huge_int("x" + "1" * 308)
