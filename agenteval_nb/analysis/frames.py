@@ -607,6 +607,10 @@ BUILDERS = {
 }
 """Frame kind → builder ``(ResultView) -> pl.DataFrame`` (a walk of the result model)."""
 
+JUDGE_KINDS = frozenset({"rubrics", "samples", "logprobs"})
+"""The tables whose rows come only from an LLM judge's record in a turn result's details: a
+result of deterministic metrics has no rows in them."""
+
 
 # -- across runs ----------------------------------------------------------------------------------
 
