@@ -13,11 +13,11 @@ model would) and a plain trace case: ``evalMode`` ``trace``,
 ``userContent`` in every recorded turn, and no case-level ``contextMessages``, ``rubrics``,
 ``conversationScenario`` or ``expectedRunnerEnabled``. The evaluators' own per-turn rule
 (:meth:`~agenteval_nb.evaluators.deterministic.MatchEvaluator.turn_verdicts`) runs on the
-views; the case result is the plain dict its model would write (the turns are the views' own
-wire data, :func:`~agenteval_nb.schema.plain.wire_of`), its text the bytes the model path
-writes, and its view (built from the case's own turn views) what the tables and the summary
-read. Any other case (and any error) returns ``None``: it takes the model path, which gives it
-its failure text.
+views; the case result is built as a view (holding the case's own turn views), which the
+tables and the summary read, and its text is the bytes the model path writes: the view's wire
+data (:func:`~agenteval_nb.schema.plain.wire_of`, one C call for the whole result) encoded.
+Any other case (and any error) returns ``None``: it takes the model path, which gives it its
+failure text.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from ..schema.plain import view, view_class, wire_of
 from .aggregate import CaseAggregationInput, default_case_aggregator
 from .case import PlannedMetric
 from .options import EngineOptions, TextSink
-from .summary import wire_dict
 
 _BULK_EVALUATORS = (ToolTrajectoryEvaluator, FinalResponseEvaluator)
 _MODEL_ONLY_FIELDS = (
@@ -61,29 +60,24 @@ _MODEL_ONLY_FIELDS = (
 """Case fields whose rules only the model path applies."""
 
 
-MetricResult = tuple[dict[str, Any], Any]
-"""A metric result as its wire dict and its view."""
-
-
 @dataclass(frozen=True, slots=True)
 class BulkMetric:
     """A planned metric as the bulk path scores it: its evaluator and criterion, and the
-    criterion as its wire dict and view (in every metric result)."""
+    criterion's view (in every metric result)."""
 
     name: str
     evaluator: MatchEvaluator
     criterion: Any
-    criterion_wire: dict[str, Any]
     criterion_view: Any
     threshold: float | None
     """As written (``threshold`` of the metric)."""
     pass_threshold: float
     """As the pass rule reads it (``threshold_value``)."""
-    shared: dict[tuple[bool, float], MetricResult] = field(default_factory=dict)
-    """Metric results without a reason, by (per turn?, score): the same for every case, so
-    built once and shared (they are only encoded and read)."""
+    shared: dict[tuple[bool, float], Any] = field(default_factory=dict)
+    """Metric result views without a reason, by (per turn?, score): the same for every case,
+    so built once and shared (frozen: they are only encoded and read)."""
 
-    def turn_result(self, score: float, reason: str) -> MetricResult:
+    def turn_result(self, score: float, reason: str) -> Any:
         """A turn's metric result (the model path's, :mod:`.case`)."""
         if not reason and (True, score) in self.shared:
             return self.shared[(True, score)]
@@ -94,7 +88,7 @@ class BulkMetric:
             self.shared[(True, score)] = result
         return result
 
-    def overall_result(self, scores: list[float], reason: str | None) -> MetricResult:
+    def overall_result(self, scores: list[float], reason: str | None) -> Any:
         """The metric's overall result over the turns' scores."""
         score, status = mean_score(scores, self.pass_threshold)
         if reason is None and (False, score) in self.shared:
@@ -104,32 +98,22 @@ class BulkMetric:
             self.shared[(False, score)] = result
         return result
 
-    def _result(self, score: float, status: str, details: dict[str, Any]) -> MetricResult:
-        """The metric result of these values; ``details``: its details' field values (its
-        ``value``: the score value's)."""
-        fields: dict[str, Any] = {
-            "metric_name": self.name,
-            "score": score,
-            "eval_status": status,
-            "threshold": self.threshold,
-        }
+    def _result(self, score: float, status: str, details: dict[str, Any]) -> Any:
+        """The metric result view of these values; ``details``: its details' field values
+        (its ``value``: the score value's)."""
         value = details.pop("value", None)
-        wire_details = wire_dict(
-            EvalMetricResultDetails,
-            **details,
-            value=None if value is None else wire_dict(ScoreValue, **value),
-        )
         seen_details = view_class(EvalMetricResultDetails)(
             **details,
             value=None if value is None else view_class(ScoreValue)(**value),
         )
-        wire = wire_dict(
-            EvalMetricResult, **fields, criterion=self.criterion_wire, details=wire_details
+        return view_class(EvalMetricResult)(
+            metric_name=self.name,
+            score=score,
+            eval_status=status,
+            threshold=self.threshold,
+            criterion=self.criterion_view,
+            details=seen_details,
         )
-        seen = view_class(EvalMetricResult)(
-            **fields, criterion=self.criterion_view, details=seen_details
-        )
-        return wire, seen
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +157,6 @@ def bulk_metrics(
                 metric.metric_name,
                 evaluator,
                 criterion,
-                wire,
                 criterion_view,
                 metric.threshold,
                 metric.threshold_value,
@@ -208,8 +191,8 @@ def bulk_case(
         return None
     actuals, expecteds = case.actual_conversation, case.conversation
     n_turns = len(actuals)
-    per_turn: list[list[MetricResult]] = [[] for _ in range(n_turns)]
-    overall: list[MetricResult] = []
+    per_turn: list[list[Any]] = [[] for _ in range(n_turns)]
+    overall: list[Any] = []
     for metric in metrics:
         try:
             verdicts = metric.evaluator.turn_verdicts(metric.criterion, actuals, expecteds, hooks)
@@ -220,7 +203,6 @@ def bulk_case(
             per_turn[i].append(metric.turn_result(score, reason))
         joined = ";".join(reason for _, reason in verdicts if reason) or None
         overall.append(metric.overall_result(scores, joined))
-    overall_views = [read for _, read in overall]
     outcome = default_case_aggregator(
         CaseAggregationInput(
             app_name="",
@@ -228,47 +210,26 @@ def bulk_case(
             eval_case=case,
             inference_result=None,
             eval_metrics=(),
-            metric_results=overall_views,
+            metric_results=overall,
         )
     )
-    head: dict[str, Any] = {
-        "eval_set_id": set_id,
-        "eval_id": case.eval_id,
-        "run_id": run_id,
-        "score": outcome.score,
-        "final_eval_status": str(outcome.status),
-    }
-    tail: dict[str, Any] = {
-        "session_id": session_id,
-        "user_id": case.session_input.user_id,
-    }
-    result = wire_dict(
-        EvalCaseResult,
-        **head,
-        overall_eval_metric_results=[wire for wire, _ in overall],
-        eval_metric_result_per_invocation=[
-            wire_dict(
-                EvalMetricResultPerInvocation,
-                actual_invocation=wire_of(actuals[i]),
-                expected_invocation=wire_of(expecteds[i]),
-                eval_metric_results=[wire for wire, _ in per_turn[i]],
-            )
-            for i in range(n_turns)
-        ],
-        **tail,
-    )
     turn_view = view_class(EvalMetricResultPerInvocation)
-    result_view = view_class(EvalCaseResult)(
-        **head,
-        overall_eval_metric_results=overall_views,
+    result = view_class(EvalCaseResult)(
+        eval_set_id=set_id,
+        eval_id=case.eval_id,
+        run_id=run_id,
+        score=outcome.score,
+        final_eval_status=str(outcome.status),
+        overall_eval_metric_results=overall,
         eval_metric_result_per_invocation=[
             turn_view(
                 actual_invocation=actuals[i],
                 expected_invocation=expecteds[i],
-                eval_metric_results=[read for _, read in per_turn[i]],
+                eval_metric_results=per_turn[i],
             )
             for i in range(n_turns)
         ],
-        **tail,
+        session_id=session_id,
+        user_id=case.session_input.user_id,
     )
-    return BulkCase(case, result_view, decoded_text(result))
+    return BulkCase(case, result, decoded_text(wire_of(result)))
