@@ -38,10 +38,11 @@ How a run is laid out:
   ``ray: <error>`` as its reason (for an error raised in the worker, the error Ray wraps).
   The run always completes.
 * Judge limits across workers: each worker builds its own judge client with **a share** of the
-  limits — ``ceil(judge_concurrency / workers)`` requests at once and
+  limits — ``judge_concurrency // workers`` requests at once (at least 1) and
   ``requests_per_minute / workers`` — so the cluster as a whole stays within the limits given
-  to ``ae.evaluate``; the cache is the same SQLite file (WAL) on one machine, a per-node file on
-  a cluster unless the path is on shared storage. Judge and agent usage totals are gathered from
+  to ``ae.evaluate`` (a concurrency below the worker count excepted); the cache is the same
+  SQLite file (WAL) on one machine, a per-node file on a cluster unless the path is on shared
+  storage. Judge and agent usage totals are gathered from
   the workers when the run ends.
 """
 

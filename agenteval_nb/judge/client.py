@@ -129,8 +129,9 @@ class JudgeClient:
     def worker_settings(self, share: int = 1) -> dict[str, Any]:
         """Keyword arguments that build an equivalent client in another process (a Ray
         worker): same cache file, retries, timeout, prices and injected judge; the concurrency
-        and requests-per-minute limits divided by ``share`` (rounded up, at least 1), so that
-        ``share`` workers together stay within the limits of this client."""
+        and requests-per-minute limits divided by ``share`` (concurrency rounded down), so that
+        ``share`` workers together stay within the limits of this client — except a concurrency
+        below ``share``: each worker still sends one request at a time."""
         share = max(1, share)
         rpm = self.requests_per_minute
         return {
@@ -138,7 +139,7 @@ class JudgeClient:
             "cache": self.cache.path if self.cache is not None else None,
             "max_retries": self.max_retries,
             "timeout": self.timeout,
-            "max_concurrency": max(1, -(-self.max_concurrency // share)),
+            "max_concurrency": max(1, self.max_concurrency // share),
             "requests_per_minute": None if rpm is None else rpm / share,
             "price_table": dict(self.price_table),
         }

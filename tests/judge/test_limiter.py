@@ -156,3 +156,17 @@ def test_limiters_are_per_base_url():
     shared = EndpointLimiter(2)
     client.set_limiter("http://c/v1", shared)
     assert client.limiter("http://c/v1") is shared
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 5, 7, 32, 40])
+def test_worker_shares_together_stay_within_the_clients_limits(workers):
+    client = JudgeClient(max_concurrency=32, requests_per_minute=90.0)
+    settings = client.worker_settings(workers)
+    if workers <= 32:
+        assert settings["max_concurrency"] * workers <= 32
+        assert settings["max_concurrency"] == 32 // workers
+    else:  # fewer requests than workers: each worker still sends one
+        assert settings["max_concurrency"] == 1
+    assert settings["requests_per_minute"] * workers == pytest.approx(90.0)
+    rebuilt = JudgeClient(**settings)
+    assert rebuilt.max_concurrency == settings["max_concurrency"]
