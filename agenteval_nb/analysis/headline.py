@@ -31,7 +31,7 @@ def case_status_counts(record: RunRecord) -> Counter[str]:
 def case_pass_counts(record: RunRecord) -> Counter[str]:
     """Cases per overall status across their runs: the summary's case verdicts (SPEC §8.6);
     a result without case summaries counts its case results."""
-    counts = Counter(c.overall_status or "" for c in record.case_summaries())
+    counts = Counter(record.case_overall_statuses())
     return counts or case_status_counts(record)
 
 

@@ -176,6 +176,14 @@ class RunRecord:
         summary = self.header.summary if self._result is None else self._result.summary
         return iter((summary.eval_case_summaries if summary else None) or ())
 
+    def case_overall_statuses(self) -> Iterator[str]:
+        """Each case summary's ``overallStatus`` (``""`` when unset), in the summary's order;
+        read from the summary's file form when the record streams (no model per case)."""
+        if self._case_summary_wires is not None:
+            key = CaseSummary.model_fields["overall_status"].alias or "overall_status"
+            return (wire.get(key) or "" for wire in self._case_summary_wires())
+        return (summary.overall_status or "" for summary in self.case_summaries())
+
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the result file atomically (Go format, readable by trpc-agent-go); a streamed
         record writes its case texts as they are."""

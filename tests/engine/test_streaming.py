@@ -24,7 +24,7 @@ from agenteval_nb.io import (
     open_evalset,
     save_result,
 )
-from agenteval_nb.schema import EvalSetResult
+from agenteval_nb.schema import CaseSummary, EvalSetResult
 
 N = 40
 
@@ -160,6 +160,17 @@ def test_statistics_and_frames_decode_nothing(es_path, monkeypatch):
     assert decoded.calls == 0 and run.streaming
     assert run.case_result(5).eval_id == "c5"
     assert decoded.calls == 1
+
+
+def test_the_run_headline_counts_cases_without_a_summary_model(es_path, monkeypatch):
+    run = _evaluate(es_path, num_runs=2)
+    from_models = [s.overall_status or "" for s in run.record.case_summaries()]
+    built = Counter(monkeypatch, CaseSummary, "model_validate")
+    assert list(run.record.case_overall_statuses()) == from_models
+    assert f"passed={from_models.count('passed')}, failed={from_models.count('failed')}" in repr(
+        run
+    )
+    assert built.calls == 0
 
 
 def test_save_writes_the_texts_as_they_are(es_path, tmp_path):
