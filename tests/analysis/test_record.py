@@ -69,3 +69,25 @@ def test_eval_case_follows_the_eval_sets(run):
     assert run.eval_case("no such case") is None
     run.evalsets = []
     assert run.eval_case("c1") is None  # the index is rebuilt, not kept stale
+
+
+def test_the_result_of_a_streamed_run_shares_no_part_between_case_results():
+    """Equal parts (every case's criterion) are decoded apart: models are mutable, so an edit
+    in place changes one case result only (a quarter of ``run.result``'s memory at 100k cases
+    is these repeated criteria; sharing them would change what such an edit does)."""
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1.0,
+        "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+    }
+    cases = [trace_case(f"c{i}", ["a", "b"], ["a", "x"]) for i in range(3)]
+    run = ae.evaluate(evalset(*cases), [metric], progress=False)
+    assert run.streaming
+    criteria = []
+    for result in run.result.eval_case_results or []:
+        criteria += [m.criterion for m in result.overall_eval_metric_results or []]
+        for turn in result.eval_metric_result_per_invocation or []:
+            criteria += [m.criterion for m in turn.eval_metric_results or []]
+    assert len(criteria) == 3 * 3 and all(c == criteria[0] for c in criteria)
+    criteria[0].final_response.text.match_strategy = "contains"
+    assert [c == criteria[0] for c in criteria] == [True] + [False] * 8

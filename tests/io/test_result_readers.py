@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import agenteval_nb as ae
@@ -152,3 +153,17 @@ def test_report_of_an_unreadable_result_names_file_and_path_without_traceback(tm
     assert f"{path}: $.evalCaseResults[1].finalEvalStatus: " in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_streamed_result_keeps_each_case_result_as_its_compact_text(tmp_path):
+    """The texts are cut from the case array formatted compact in one pass: each is the case
+    result's own text without whitespace, values written as they stand."""
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(BASE, indent=2))
+    streamed = open_result(path)
+    assert streamed is not None
+    top = msgspec.json.decode(path.read_bytes(), type=dict[str, msgspec.Raw])
+    cases = msgspec.json.decode(top["evalCaseResults"], type=list[msgspec.Raw])
+    assert len(cases) > 1
+    assert streamed.texts == [msgspec.json.format(r, indent=-1) for r in cases]
+    assert [json.loads(t) for t in streamed.texts] == BASE["evalCaseResults"]
