@@ -165,8 +165,9 @@ def bulk_metrics(
     return tuple(metrics)
 
 
-def _takes(case: Any) -> bool:
-    """True when the bulk path scores this case view (see the module)."""
+def takes(case: Any) -> bool:
+    """True when the bulk path scores this case (see the module): a view, or a model (the
+    views carry the models' attribute names), read before its text is built."""
     if case.eval_mode != "trace" or case.session_input is None:
         return False
     if any(getattr(case, name) is not None for name in _MODEL_ONLY_FIELDS):
@@ -187,7 +188,7 @@ def bulk_case(
 ) -> BulkCase | None:
     """Case ``data`` scored on the bulk path, or ``None``: it takes the model path."""
     case = view(EvalCase, data)
-    if case is None or not _takes(case):
+    if case is None or not takes(case):
         return None
     actuals, expecteds = case.actual_conversation, case.conversation
     n_turns = len(actuals)

@@ -27,7 +27,7 @@ from typing import Any, cast
 from ..errors import FormatError
 from ..io import CaseSource, ModelCases, StreamedCases
 from ..schema import EvalCase, EvalCaseResult, EvalStatus
-from .bulk import BulkCase, BulkMetric, bulk_case
+from .bulk import BulkCase, BulkMetric, bulk_case, takes
 from .callbacks import CallbackEvent, CallbackPoint
 from .case import PlannedMetric, evaluate_case
 from .executor import CaseRunner
@@ -209,6 +209,8 @@ def bulk_stage(run: RunState, index: int) -> bool:
     source, metrics = run.source, run.evaluation.bulk
     if metrics is None or not isinstance(source, (StreamedCases, ModelCases)):
         return False
+    if isinstance(source, ModelCases) and not takes(source.case(run.selected[index])):
+        return False  # the model tells at once; its text is not built for nothing
     data = source.plain(run.selected[index])
     if data is None:
         return False

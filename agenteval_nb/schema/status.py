@@ -116,11 +116,15 @@ def combine_runs(
 
 
 def _mean(scores: Sequence[float]) -> float | None:
-    """Exactly rounded mean (``math.fsum``); NaN once a score is NaN or infinities cancel."""
+    """Exactly rounded mean (``math.fsum``); NaN once a score is NaN or infinities cancel; a
+    sum that leaves the float range on the way is the running sum's (±inf, as Go sums)."""
     if not scores:
         return None
     if all(math.isfinite(s) for s in scores):
-        return math.fsum(scores) / len(scores)
+        try:
+            return math.fsum(scores) / len(scores)
+        except OverflowError:
+            pass
     return sum(scores) / len(scores)
 
 

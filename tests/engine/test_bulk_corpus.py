@@ -21,7 +21,7 @@ import agenteval_nb as ae
 from agenteval_nb.analysis.frames import BUILDERS
 from agenteval_nb.analysis.record import RecordBuilder, RunRecord, whole_result
 from agenteval_nb.engine.aggregate import default_case_aggregator
-from agenteval_nb.engine.bulk import bulk_case, bulk_metrics
+from agenteval_nb.engine.bulk import bulk_case, bulk_metrics, takes
 from agenteval_nb.engine.callbacks import Callbacks
 from agenteval_nb.engine.case import plan_metric
 from agenteval_nb.engine.options import EngineOptions
@@ -333,6 +333,24 @@ def test_an_evalset_in_hand_takes_the_bulk_path_for_the_cases_its_file_does(vali
     assert isinstance(in_hand, ModelCases)
     assert taken(in_hand) == taken(open_evalset(valid_path))
     assert "pass" in taken(in_hand)
+
+
+def test_a_case_in_hand_the_bulk_path_cannot_take_is_not_written_out(valid_path, monkeypatch):
+    """The model says which cases the bulk path may take (``bulk.takes`` reads models too):
+    the others never have their text built and decoded for nothing."""
+    evalset = ae.load_evalset(valid_path)
+    taken = {c.eval_id for c in evalset.eval_cases if takes(c)}
+    assert taken and len(taken) < len(evalset.eval_cases)
+    asked: list[str] = []
+    plain = ModelCases.plain
+
+    def counted(self, index):
+        asked.append(self.eval_ids[index])
+        return plain(self, index)
+
+    monkeypatch.setattr(ModelCases, "plain", counted)
+    ae.evaluate(evalset, ae.load_metrics(METRICS), progress=False)
+    assert set(asked) == taken
 
 
 def _edited(path):

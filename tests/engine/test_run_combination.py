@@ -62,6 +62,8 @@ def test_unscorable_runs_fail_without_raising():
     assert combine_runs([(NAN, "failed", 0.0), (1.0, "passed", 0.0)]).status == EvalStatus.FAILED
     combined = combine_runs([(INF, "failed", 0.0), (-INF, "failed", 0.0)])  # fsum would raise
     assert math.isnan(combined.score) and combined.status == EvalStatus.FAILED
+    huge = combine_runs([(1e308, "passed", 0.5), (1e308, "passed", 0.5)])  # fsum overflows
+    assert huge.score == INF and huge.status == EvalStatus.FAILED
 
 
 @pytest.mark.parametrize(
