@@ -30,13 +30,15 @@ from .errors import Reason, fail, raise_if
 from .gofmt import go_value
 from .hooks import NO_HOOKS, Hooks, hook_reason
 from .json_schema import SchemaSetupError, compiled_validator, schema_failures
-from .jsontree import ignore_tree_reason, only_tree_reason, same_json
+from .jsontree import ignore_tree_reason, only_tree_reason, same_json_ignoring
 from .rawjson import JSONTextError, RawJSON, decode_json_text, marshal_check
 
 DEFAULT_NUMBER_TOLERANCE = 1e-6
 JSON_STRATEGIES = ("", "exact", "skip")
 _UNSET: Any = object()
 _RAW_TYPES = (RawJSON, bytes, bytearray)
+_IGNORE_TREE_ONLY = frozenset({"ignore_tree"})
+"""A criterion that sets nothing else compares exactly, skipping its ignoreTree's keys."""
 
 
 def validate_json(criterion: JSONCriterion | None) -> str | None:
@@ -102,10 +104,10 @@ def json_reason(
 ) -> Reason | None:
     """``None`` on a match, else the deferred mismatch text."""
     if (
-        not criterion.model_fields_set  # every field unset: plain exact comparison (hot path)
+        criterion.model_fields_set <= _IGNORE_TREE_ONLY  # the hot path: a plain comparison
         and not isinstance(actual, _RAW_TYPES)
         and not isinstance(expected, RawJSON)
-        and same_json(actual, expected, default_tolerance)
+        and same_json_ignoring(actual, expected, criterion.ignore_tree, default_tolerance)
     ):
         return None
     if criterion.ignore:

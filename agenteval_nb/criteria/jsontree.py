@@ -123,6 +123,27 @@ def same_json(actual: Any, expected: Any, tolerance: float) -> bool:
     return False
 
 
+def same_json_ignoring(
+    actual: Any, expected: Any, tree: dict[str, Any] | None, tolerance: float
+) -> bool:
+    """:func:`same_json` under an ignoreTree: ``True`` only when :func:`ignore_tree_reason`
+    surely finds no difference (keys marked ``true`` skipped at their level, an object entry
+    the tree of that key's value); anything else answers ``False``."""
+    if not tree or type(actual) is not dict or type(expected) is not dict:
+        return same_json(actual, expected, tolerance)
+    for key in actual.keys() ^ expected.keys():
+        if tree.get(key) is not True:
+            return False
+    for key, value in actual.items():
+        entry = tree.get(key)
+        if entry is True:
+            continue
+        child = entry if type(entry) is dict else None
+        if not same_json_ignoring(value, expected[key], child, tolerance):
+            return False
+    return True
+
+
 def exact_reason(actual: Any, expected: Any, tolerance: float) -> Reason | None:
     """``None`` when the values are equal under the exact rule, else why not."""
     if same_json(actual, expected, tolerance):

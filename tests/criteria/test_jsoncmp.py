@@ -12,6 +12,7 @@ from agenteval_nb.criteria import (
     validate_json,
 )
 from agenteval_nb.criteria.json_schema import SCHEMA_URI
+from agenteval_nb.criteria.jsontree import ignore_tree_reason, same_json_ignoring
 from agenteval_nb.schema import JSONCriterion
 
 J = JSONCriterion
@@ -343,3 +344,35 @@ def test_schema_errors():
     assert error(unknown, {}, {}).startswith("compile json schema: unknown $schema")
     # a schema given as JSON text works too
     match_json(J(schema='{"type": "object"}', match_strategy="skip"), {}, None)
+
+
+ignore_trees = st.recursive(
+    st.just(True) | st.just(False) | st.none(),
+    lambda children: st.dictionaries(st.sampled_from(["a", "b", "c", ""]), children, max_size=3),
+    max_leaves=6,
+)
+small_keys = st.sampled_from(["a", "b", "c", ""])
+objects = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, 1.0, "x", "1"]),
+    lambda children: (
+        st.lists(children, max_size=2) | st.dictionaries(small_keys, children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(deadline=None)
+@given(objects, objects, ignore_trees)
+def test_the_fast_ignore_tree_check_is_the_rule(actual, expected, tree):
+    """The hot path of :func:`json_reason` (only ``ignoreTree`` set) agrees with the full
+    ignoreTree comparison on plain JSON values, both ways."""
+    tree = tree if isinstance(tree, dict) else None
+    fast = same_json_ignoring(actual, expected, tree, 1e-6)
+    assert fast == (ignore_tree_reason(actual, expected, tree, 1e-6) is None)
+    criterion = J(ignore_tree=tree)
+    try:
+        match_json(criterion, actual, expected)
+        matched = True
+    except MatchError:
+        matched = False
+    assert matched == fast
