@@ -133,29 +133,23 @@ def _numbered_sessions():
     return lambda: f"session-{next(counter)}"
 
 
+def _evaluated(src, **options):
+    """``src`` evaluated with the corpus metrics, two runs and numbered sessions unless
+    ``options`` say otherwise."""
+    options = {"num_runs": 2, "session_id_factory": _numbered_sessions(), **options}
+    return ae.evaluate(src, ae.load_metrics(METRICS), progress=False, **options)
+
+
 @pytest.fixture(scope="module")
 def run(corpus_path):
-    return ae.evaluate(
-        corpus_path,
-        ae.load_metrics(METRICS),
-        progress=False,
-        num_runs=2,
-        session_id_factory=_numbered_sessions(),
-    )
+    return _evaluated(corpus_path)
 
 
 @pytest.fixture(scope="module")
 def model_run(corpus_path):
     """The same evaluation on the model path for every case (a case aggregator of its own
     keeps the bulk path out)."""
-    return ae.evaluate(
-        corpus_path,
-        ae.load_metrics(METRICS),
-        progress=False,
-        num_runs=2,
-        session_id_factory=_numbered_sessions(),
-        case_aggregator=lambda data: default_case_aggregator(data),
-    )
+    return _evaluated(corpus_path, case_aggregator=lambda data: default_case_aggregator(data))
 
 
 _PER_RUN = re.compile(rb'"(evalSetResultId|evalSetResultName|creationTimestamp)": [^\n]*')
@@ -272,14 +266,7 @@ def valid_path(tmp_path_factory):
 def _saved(src, tmp_path, name: str, **options) -> bytes:
     """The result file of ``src`` evaluated with the corpus metrics (two runs, numbered
     sessions), without its per-run fields."""
-    run = ae.evaluate(
-        src,
-        ae.load_metrics(METRICS),
-        progress=False,
-        num_runs=2,
-        session_id_factory=_numbered_sessions(),
-        **options,
-    )
+    run = _evaluated(src, **options)
     return _PER_RUN.sub(b"", run.save(tmp_path / f"{name}.evalset_result.json").read_bytes())
 
 
@@ -303,13 +290,7 @@ def test_an_evalset_or_dict_in_hand_writes_the_bytes_of_its_file(in_hand, valid_
 @pytest.mark.parametrize("in_hand", IN_HAND.values(), ids=IN_HAND.keys())
 def test_an_evalset_or_dict_in_hand_builds_the_tables_of_its_file(in_hand, valid_path):
     def tables(src):
-        run = ae.evaluate(
-            src,
-            ae.load_metrics(METRICS),
-            progress=False,
-            num_runs=2,
-            session_id_factory=_numbered_sessions(),
-        )
+        run = _evaluated(src)
         return {kind: run.record.table(kind) for kind in BUILDERS}
 
     from_file, from_hand = tables(valid_path), tables(in_hand(valid_path))
@@ -362,23 +343,12 @@ def _edited(path):
 
 
 def test_an_edited_evalset_is_scored_as_edited(valid_path, tmp_path):
-    run = ae.evaluate(
-        _edited(valid_path),
-        ae.load_metrics(METRICS),
-        progress=False,
-        session_id_factory=_numbered_sessions(),
-    )
+    run = _evaluated(_edited(valid_path), num_runs=1)
     statuses = dict(zip(run.record.table("cases")["eval_id"], run.record.table("cases")["status"]))
     assert statuses["pass"] == "failed"
     turn = run.result.eval_case_results[0].eval_metric_result_per_invocation[0]
     assert turn.actual_invocation.final_response.content == "something else"
-    model = ae.evaluate(
-        _edited(valid_path),
-        ae.load_metrics(METRICS),
-        progress=False,
-        session_id_factory=_numbered_sessions(),
-        **_model_path(),
-    )
+    model = _evaluated(_edited(valid_path), num_runs=1, **_model_path())
     saved = run.save(tmp_path / "edited.json").read_bytes()
     assert _PER_RUN.sub(b"", saved) == _PER_RUN.sub(
         b"", model.save(tmp_path / "model.json").read_bytes()
@@ -395,21 +365,11 @@ def test_run_result_is_the_saved_files_result_and_the_model_paths(valid_path, tm
     )  # kept as an unknown key in hand; folded when the saved file is loaded
     es.eval_cases.append(ae.EvalCase.model_validate(odd))
 
-    def evaluated(**options):
-        return ae.evaluate(
-            es,
-            ae.load_metrics(METRICS),
-            progress=False,
-            num_runs=2,
-            session_id_factory=_numbered_sessions(),
-            **options,
-        )
-
-    run = evaluated()
+    run = _evaluated(es)
     assert 0 < len(run.record._details.plain) < len(run.record._details)
     path = run.save(tmp_path / "run.evalset_result.json")
     result = run.result
     assert result == ae.load_result(path)
-    model = evaluated(**_model_path()).result
+    model = _evaluated(es, **_model_path()).result
     assert result.eval_case_results == model.eval_case_results
     assert result.summary == model.summary
