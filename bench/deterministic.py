@@ -251,9 +251,9 @@ def main() -> None:
             ratios = [baseline / with_load]
             for _ in range(args.pairs - 1):
                 peer = trpc(n, Path(tmp), args.trpc_python)
-                again = _child("--one", n, tmp)
                 if peer is None:
                     break
+                again = _child("--one", n, tmp)
                 ratios.append(peer / (again["evaluate_s"] + again["save_s"]))
             if len(ratios) > 1:
                 shown = ", ".join(f"{r:.1f}×" for r in ratios)
