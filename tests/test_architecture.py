@@ -35,10 +35,15 @@ LAYERS: list[tuple[set[str], str]] = [
     ),
     ({"adk", "schema"}, "the wire models and the google-adk key rules"),
     (
-        {"io"},
-        "files of those models: entry rules, decoding, the Go writer, loaders, case sources",
+        {"io", "steps"},
+        "files of those models: entry rules, decoding, the Go writer, loaders, case sources;"
+        " steps of a turn (any source) and the one builder that makes them an Invocation",
     ),
-    ({"stores"}, "eval-set, metric and result stores: memory, files, SQL, on io"),
+    (
+        {"stores", "traces"},
+        "eval-set, metric and result stores: memory, files, SQL, on io; trace files read into"
+        " steps and built into trace-mode eval sets",
+    ),
     ({"criteria", "verifier"}, "deterministic matchers and verifier scoring: models only"),
     ({"judge"}, "the judge client; its response check reads logprobs as verifier scoring does"),
     ({"evaluators"}, "evaluators call criteria, the judge client and verifier scoring"),
