@@ -11,18 +11,18 @@ source used hex; the original string otherwise).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Content(str, Enum):
+class Content(StrEnum):
     """Whether a step's text content was there to read."""
 
     PRESENT = "present"
     MISSING = "missing"
     """the producer did not capture content (the default of the official OTel packages)"""
     REDACTED = "redacted"
-    """the producer replaced content with a placeholder (``__REDACTED__``, ADK ``<not specified>``)"""
+    """content replaced by a placeholder (``__REDACTED__``, ADK ``<not specified>``)"""
     EXTERNAL = "external"
     """content lives elsewhere (``…_ref`` attributes) and was not resolved"""
     TRUNCATED = "truncated"
