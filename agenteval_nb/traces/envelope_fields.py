@@ -25,6 +25,8 @@ from typing import Any
 from agenteval_nb.traces.spans import canonical_id
 
 _HEX = "0123456789abcdefABCDEF"
+_LOWER_HEX = "0123456789abcdef"
+_ZERO_IDS = frozenset(("0" * 16, "0" * 32))
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -37,9 +39,12 @@ def otlp_id(value: Any) -> str | None:
 
     The fast path (16 or 32 hex characters, what every OTLP exporter writes) costs two C calls.
     """
-    if value.__class__ is str and len(value) in (16, 32) and not value.strip(_HEX):
-        value = value.lower()
-        return value if value.strip("0") else None
+    if value.__class__ is str and len(value) in (16, 32):
+        if not value.strip(_LOWER_HEX):
+            return None if value in _ZERO_IDS else value
+        if not value.strip(_HEX):
+            value = value.lower()
+            return None if value in _ZERO_IDS else value
     text = canonical_id(value)
     if text is None or not (
         (len(text) == 12 and text[-1] == "=") or (len(text) == 24 and text[-2:] == "==")

@@ -85,30 +85,60 @@ def read_traces_data(
 def _span(
     raw: dict[str, Any], resource: dict[str, Any], scope: str | None, source: str
 ) -> Span | None:
+    """One span; the hot path of a large file (positional ``Span``, cached enum words)."""
     trace_id = otlp_id(raw.get("traceId"))
     span_id = otlp_id(raw.get("spanId"))
     if trace_id is None or span_id is None:
         return None
+    parent = raw.get("parentSpanId")
     status = raw.get("status")
     kvs = raw.get("attributes")
     events = raw.get("events")
+    dropped = raw.get("droppedAttributesCount")
     return Span(
-        trace_id=trace_id,
-        span_id=span_id,
-        parent_id=otlp_id(raw.get("parentSpanId")),
-        name=str(raw.get("name") or ""),
-        start_ns=time_ns(raw.get("startTimeUnixNano")),
-        end_ns=time_ns(raw.get("endTimeUnixNano")),
-        kind=kind_word(raw.get("kind")),
-        status=status_word(status.get("code")) if status else None,
-        status_message=(status.get("message") or None) if status else None,
-        attributes=attributes(kvs) if kvs else {},
-        events=[_event(e) for e in events] if events else [],
-        resource=resource,
-        scope=scope,
-        dropped_attributes=int(raw.get("droppedAttributesCount") or 0),
-        source=source,
+        trace_id,
+        span_id,
+        otlp_id(parent) if parent else None,
+        str(raw.get("name") or ""),
+        _nanos(raw.get("startTimeUnixNano")),
+        _nanos(raw.get("endTimeUnixNano")),
+        _kind(raw.get("kind")),
+        _status(status.get("code")) if status else None,
+        (status.get("message") or None) if status else None,
+        attributes(kvs) if kvs else {},
+        [_event(e) for e in events] if events else [],
+        resource,
+        scope,
+        int(dropped) if dropped else 0,
+        source,
     )
+
+
+def _nanos(value: Any) -> int | None:
+    try:
+        return int(value) or None
+    except (TypeError, ValueError):
+        return time_ns(value)
+
+
+_KIND_WORDS: dict[Any, str | None] = {}
+_STATUS_WORDS: dict[Any, str | None] = {}
+
+
+def _kind(value: Any) -> str | None:
+    try:
+        return _KIND_WORDS[value]
+    except KeyError:
+        word = _KIND_WORDS[value] = kind_word(value)
+        return word
+
+
+def _status(value: Any) -> str | None:
+    try:
+        return _STATUS_WORDS[value]
+    except KeyError:
+        word = _STATUS_WORDS[value] = status_word(value)
+        return word
 
 
 def _event(raw: dict[str, Any]) -> SpanEvent:
@@ -117,7 +147,7 @@ def _event(raw: dict[str, Any]) -> SpanEvent:
     attrs = attributes(kvs) if kvs else {}
     return SpanEvent(
         name=str(raw.get("name") or ""),
-        time_ns=time_ns(raw.get("timeUnixNano")),
+        time_ns=_nanos(raw.get("timeUnixNano")),
         attributes=attributes_strict(kvs) if attrs is _BAD else attrs,
     )
 

@@ -21,10 +21,13 @@ format named explicitly reads only documents of its family (``otlp``/``tempo``;
 ``console``/``phoenix``/``dicts``, the name setting the span's ``source``); others are problems.
 
 Log records (``LogsData``, console log records, SDK log records) become events of their span
-(``from_log``) before the span is yielded. Memory rule: a first pass reads every log record of
-the source (files are scanned for ``resourceLogs`` / ``severity_number`` in 16 MB blocks first;
-spans-only files cost one fast scan, nothing parsed), holding them by (trace id, span id) until
-their span is yielded; records whose span never comes are one problem at the end.
+(``from_log``) before the span is yielded. Memory rule: a first pass reads the log records of
+every in-memory input, text, and file whose first MB shows a log envelope (``resourceLogs`` /
+``severity_number``: the file exporter writes one signal per file, so a logs file shows it on its
+first line; other files cost that one small read), and holds them by (trace id, span id) until
+their span is yielded. A log document met later in a spans file (a mixed file) is read when met
+and attaches to the spans that follow it. Records whose span never comes are one problem at the
+end, counted.
 
 Bad records are :class:`ReadProblem`s appended to ``problems`` (at most
 :data:`PROBLEMS_PER_FILE` per file, then one line counting the rest). :class:`FormatError` is
@@ -84,7 +87,7 @@ _FAMILY = {
 }
 _LOG_FORMATS = ("otlp_logs", "console_logs", "sdk_log")
 _LOG_MARKERS = (b"resourceLogs", b'"severity_number"')
-_BLOCK = 16 << 20
+_HEAD = 1 << 20
 _EXPECTED = (
     "expected a trace envelope: OTLP resourceSpans/resourceLogs, Tempo batches, Jaeger "
     "data[].spans, Langfuse {trace, observations}, Agents SDK trace/trace.span records, "
@@ -100,6 +103,8 @@ class _Input:
     path: Path | None = None
     text: bytes | None = None
     objects: list[Any] | None = None
+    logs_read: bool = False
+    """the log pass read this input's log records (the span pass skips them)"""
 
 
 @dataclass(slots=True)
@@ -309,19 +314,14 @@ def _concatenated(text: str) -> tuple[list[Any], int]:
 
 
 def _marked(item: _Input) -> bool:
-    """Whether a file or text may hold log records (a fast scan of raw bytes)."""
+    """Whether a text, or a file's first MB, shows a log envelope."""
     if item.text is not None:
         return any(marker in item.text for marker in _LOG_MARKERS)
     if item.path is None:
         return True
-    tail = b""
     with open(item.path, "rb") as handle:
-        while block := handle.read(_BLOCK):
-            window = tail + block
-            if any(marker in window for marker in _LOG_MARKERS):
-                return True
-            tail = block[-32:]
-    return False
+        head = handle.read(_HEAD)
+    return any(marker in head for marker in _LOG_MARKERS)
 
 
 # --- recognising and reading ---------------------------------------------------------------------
@@ -357,11 +357,11 @@ def detect_format(doc: Any) -> str | None:
 
 
 def _collect_logs(item: _Input, state: _Read) -> None:
-    """The log pass: every log record of the input, held by its span's ids."""
-    if state.format not in ("auto", "otlp", "tempo", "console", "phoenix", "dicts"):
-        return
+    """The log pass: every log record of the input, held by its span's ids (log envelopes
+    are read whatever span format is named: logs accompany any of them)."""
     if item.objects is None and not _marked(item):
         return
+    item.logs_read = True
     sink = _Sink(state.problems, file=item.label)
     quiet = Problems([], item.label)  # the span pass reports the documents' problems
     for doc in _documents(item, quiet, only_marked=True):
@@ -407,13 +407,18 @@ def _input_spans(item: _Input, state: _Read, sink: Problems) -> Iterator[Span]:
             if isinstance(entry, list):
                 sink.add(path, "expected an object, got an array inside an array")
                 continue
-            yield from _entry_spans(entry, path, state, sink)
+            yield from _entry_spans(entry, path, state, sink, item.logs_read)
 
 
-def _entry_spans(entry: Any, path: str, state: _Read, sink: Problems) -> Iterator[Span]:
+def _entry_spans(
+    entry: Any, path: str, state: _Read, sink: Problems, logs_read: bool
+) -> Iterator[Span]:
     kind = detect_format(entry)
     if kind in _LOG_FORMATS:
-        state.recognised += 1  # read by the log pass
+        state.recognised += 1
+        if not logs_read:  # a log document in a spans file: it serves the spans that follow
+            for trace_id, span_id, event in _log_events(entry, kind, sink, path):
+                state.logs.setdefault((trace_id, span_id), []).append(event)
         return
     if kind is None:
         keys = ", ".join(list(entry)[:8]) if isinstance(entry, dict) else type(entry).__name__
