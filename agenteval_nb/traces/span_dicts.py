@@ -191,5 +191,7 @@ def any_time_ns(value: Any) -> int | None:
     number = float(value) if isinstance(value, float) else int(value)
     for limit, scale in ((1e11, 1_000_000_000), (1e14, 1_000_000), (1e17, 1_000)):
         if abs(number) < limit:
-            return int(number * scale) or None
+            if isinstance(number, float):  # a float holds µs at best: no false nanoseconds
+                return round(number * scale / 1000) * 1000 or None
+            return number * scale or None
     return int(number) or None
