@@ -1,6 +1,8 @@
 """Langfuse exports: the trace download ``{trace, observations, scores}``, a trace object with its
-``observations`` embedded (``GET /api/public/traces/{id}``), lists of either (a session download,
-``{"data": [...]}``), and bare observation rows (the observations table export, one per line).
+``observations`` embedded (``GET /api/public/traces/{id}``), a bare trace object (``id``,
+``timestamp`` and one of ``sessionId``/``projectId``/``latency``/``htmlPath``), lists of these (a
+session download; ``{"data": [...]}``; a session object's ``traces``), and bare observation rows
+(the observations table export, one per line).
 
 Each observation becomes one :class:`Span`: ``id`` → span id, ``traceId`` (else the trace's
 ``id``) → trace id, ``parentObservationId`` → parent, ``name``, ``startTime``/``endTime`` (ISO)
@@ -60,10 +62,20 @@ def is_langfuse(doc: dict[str, Any]) -> bool:
     ``{"data": [...]}`` list of those, or a bare observation row."""
     if "observations" in doc and (isinstance(doc.get("trace"), dict) or "id" in doc):
         return True
-    data = doc.get("data")
-    if isinstance(data, list) and data and isinstance(data[0], dict):
-        return "observations" in data[0]
-    return is_observation(doc)
+    for key in ("data", "traces"):
+        items = doc.get(key)
+        if isinstance(items, list) and items and isinstance(items[0], dict):
+            return "observations" in items[0] or is_trace(items[0])
+    return is_trace(doc) or is_observation(doc)
+
+
+def is_trace(doc: dict[str, Any]) -> bool:
+    """A Langfuse trace object without its observations."""
+    return (
+        "id" in doc
+        and "timestamp" in doc
+        and any(key in doc for key in ("sessionId", "projectId", "latency", "htmlPath"))
+    )
 
 
 def is_observation(doc: dict[str, Any]) -> bool:
@@ -78,18 +90,19 @@ def is_observation(doc: dict[str, Any]) -> bool:
 
 def read_langfuse(doc: dict[str, Any], problems: Problems, path: str = "$") -> Iterator[Span]:
     """The spans of one Langfuse document (see the module doc for the shapes)."""
-    if "observations" not in doc and isinstance(doc.get("data"), list):
-        for index, item in enumerate(doc["data"]):
-            if isinstance(item, dict):
-                yield from read_langfuse(item, problems, f"{path}.data[{index}]")
-            else:
-                problems.add(f"{path}.data[{index}]", "expected a Langfuse trace object")
-        return
-    if "observations" not in doc:
+    for key in ("data", "traces"):
+        if "observations" not in doc and isinstance(doc.get(key), list):
+            for index, item in enumerate(doc[key]):
+                if isinstance(item, dict):
+                    yield from read_langfuse(item, problems, f"{path}.{key}[{index}]")
+                else:
+                    problems.add(f"{path}.{key}[{index}]", "expected a Langfuse trace object")
+            return
+    if "observations" not in doc and not is_trace(doc):
         yield from _observations([doc], {}, None, problems, path)
         return
     trace = doc["trace"] if isinstance(doc.get("trace"), dict) else doc
-    observations = doc.get("observations")
+    observations = doc.get("observations", [])
     if not isinstance(observations, list):
         problems.add(f"{path}.observations", "expected a list of observations")
         return

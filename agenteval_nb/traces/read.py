@@ -103,6 +103,8 @@ class _Input:
     path: Path | None = None
     text: bytes | None = None
     objects: list[Any] | None = None
+    array: bool = False
+    """the objects came as a list (problems name their index: ``$[3]``)"""
     logs_read: bool = False
     """the log pass read this input's log records (the span pass skips them)"""
 
@@ -183,7 +185,7 @@ def _inputs(source: Any) -> Iterator[_Input]:
             for item in items:
                 yield from _inputs(item)
         else:
-            yield _Input("<object>", objects=items)
+            yield _Input("<object>", objects=items, array=True)
     else:
         yield _Input("<object>", objects=[source])
 
@@ -228,7 +230,7 @@ def _documents(item: _Input, sink: Problems, only_marked: bool = False) -> Itera
     ``only_marked``: parse only the lines holding a log marker (the log pass)."""
     if item.objects is not None:
         sink.line = None
-        yield from item.objects
+        yield item.objects if item.array else item.objects[0]
         return
     if item.text is not None:
         yield from _text_documents(item.text, sink)
