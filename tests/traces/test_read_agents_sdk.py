@@ -16,6 +16,7 @@ from agents.tracing import (  # noqa: E402
     agent_span,
     function_span,
     generation_span,
+    get_trace_provider,
     set_trace_processors,
     trace,
 )
@@ -50,7 +51,13 @@ class _Keep(TracingProcessor):
 
 @pytest.fixture(scope="module")
 def sdk_items() -> Iterator[list[Any]]:
+    """The SDK's global tracing state is restored afterwards (other tests disable tracing; the
+    default processor exports to OpenAI): read through its private fields, tests only."""
     keep = _Keep()
+    provider = get_trace_provider()
+    manual_disabled = getattr(provider, "_manual_disabled", None)
+    previous = list(getattr(getattr(provider, "_multi_processor", None), "_processors", ()))
+    provider.set_disabled(False)
     set_trace_processors([keep])
     try:
         with (
@@ -69,7 +76,9 @@ def sdk_items() -> Iterator[list[Any]]:
                 tool.set_error({"message": "rate limited", "data": {"retry": True}})
         yield keep.items
     finally:
-        set_trace_processors([])
+        set_trace_processors(previous)
+        if manual_disabled is not None:
+            provider.set_disabled(manual_disabled)
 
 
 def _check(spans: list[Any]) -> None:
