@@ -224,3 +224,25 @@ def test_a_log_line_after_its_span_in_a_mixed_file_is_reported_unattached(tmp_pa
     assert spans[0].events == []
     (problem,) = problems
     assert f"trace {TRACE} span {SPAN}" in problem.message and problem.message.startswith("1 log")
+
+
+def test_a_large_jsonl_file_is_never_held_whole(tmp_path: Path) -> None:
+    """Peak traced memory while streaming stays far below the file's size."""
+    import tracemalloc
+
+    path = tmp_path / "big.jsonl"
+    filler = [kv("gen_ai.input.messages", {"stringValue": "m" * 2000})]
+    with path.open("w") as handle:
+        for number in range(4000):
+            handle.write(
+                json.dumps(traces_data(span(f"{number + 1:016x}", attributes=filler))) + "\n"
+            )
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in read_spans(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 4000
+    assert size > 8_000_000 and peak < size / 4
