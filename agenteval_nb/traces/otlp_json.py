@@ -4,9 +4,12 @@
 .logRecords[]``, whose records become :class:`SpanEvent` ``from_log`` of their span).
 
 The protobuf JSON mapping's rules: ids hex in any case or base64 (:func:`otlp_id`); enums as
-integers or names; 64-bit integers as numbers or strings; unknown fields ignored. ``AnyValue``
-decoded to plain values (``kvlistValue`` → dict, ``arrayValue`` → list, ``bytesValue`` kept as its
-base64 text). The spans of one resource share one ``resource`` dict (read it, do not mutate it).
+integers or names; 64-bit integers as numbers or strings; unknown fields ignored; the original
+snake_case field names accepted as well as lowerCamelCase (a snake_case document is renamed once
+by :func:`camel_keys`: OTLP keeps user data in ``{key, value}`` pairs, never in object keys).
+``AnyValue`` decoded to plain values (``kvlistValue`` → dict, ``arrayValue`` → list,
+``bytesValue`` kept as its base64 text). The spans of one resource share one ``resource`` dict
+(read it, do not mutate it).
 
 A span without a trace or span id is a :class:`ReadProblem`; so is a malformed attribute
 (the attribute is skipped, the span kept).
@@ -27,9 +30,26 @@ LogEvent = tuple[str, str, SpanEvent]
 
 def is_traces_data(doc: dict[str, Any]) -> bool:
     """True for a ``TracesData`` / Tempo document (the keys that name the envelope)."""
-    if "resourceSpans" in doc or "batches" in doc:
+    if "resourceSpans" in doc or "batches" in doc or "resource_spans" in doc:
         return True
     return _wrapper(doc) is not None
+
+
+def camel_keys(value: Any) -> Any:
+    """Every object key of an OTLP document in lowerCamelCase (``resource_spans`` →
+    ``resourceSpans``); values that are not objects or arrays are returned as they are."""
+    if isinstance(value, dict):
+        return {_camel(k): camel_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [camel_keys(v) for v in value]
+    return value
+
+
+def _camel(key: str) -> str:
+    if "_" not in key:
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _wrapper(doc: dict[str, Any]) -> str | None:
@@ -45,6 +65,8 @@ def read_traces_data(
     doc: dict[str, Any], problems: Problems, source: str = "otlp", path: str = "$"
 ) -> Iterator[Span]:
     """The spans of one ``TracesData`` (or Tempo) document, in file order."""
+    if "resource_spans" in doc:
+        doc = camel_keys(doc)
     if "resourceSpans" not in doc and "batches" not in doc:
         wrapper = _wrapper(doc)
         if wrapper is not None:
@@ -185,10 +207,12 @@ def attributes_checked(kvs: Any, problems: Problems, path: str) -> dict[str, Any
 
 
 def any_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as a plain value (a bare JSON value is taken as it is)."""
+    """An OTLP ``AnyValue`` as a plain value (a bare JSON value is taken as it is; the
+    snake_case names ``string_value`` … are read too)."""
     if not isinstance(value, dict):
         return value
-    for key, inner in value.items():
+    for name, inner in value.items():
+        key = _camel(name)
         if key == "stringValue" or key == "boolValue" or key == "bytesValue":
             return inner
         if key == "intValue":
@@ -236,12 +260,14 @@ def _list(value: Any, problems: Problems, path: str) -> list[Any]:
 
 def is_logs_data(doc: dict[str, Any]) -> bool:
     """True for a ``LogsData`` document."""
-    return "resourceLogs" in doc
+    return "resourceLogs" in doc or "resource_logs" in doc
 
 
 def read_logs_data(doc: dict[str, Any], problems: Problems, path: str = "$") -> Iterator[LogEvent]:
     """The log records of one ``LogsData`` document that name a span, as span events.
     Records without a trace or span id cannot be attached: one problem per document counts them."""
+    if "resource_logs" in doc:
+        doc = camel_keys(doc)
     unattached = 0
     for r_index, resource_logs in enumerate(_list(doc.get("resourceLogs"), problems, path)):
         r_path = f"{path}.resourceLogs[{r_index}]"

@@ -86,7 +86,7 @@ _FAMILY = {
     "agents_sdk": ("agents_sdk",),
 }
 _LOG_FORMATS = ("otlp_logs", "console_logs", "sdk_log")
-_LOG_MARKERS = (b"resourceLogs", b'"severity_number"')
+_LOG_MARKERS = (b"resourceLogs", b"resource_logs", b'"severity_number"')
 _HEAD = 1 << 20
 _EXPECTED = (
     "expected a trace envelope: OTLP resourceSpans/resourceLogs, Tempo batches, Jaeger "
@@ -367,11 +367,10 @@ def _collect_logs(item: _Input, state: _Read) -> None:
     sink = _Sink(state.problems, file=item.label)
     quiet = Problems([], item.label)  # the span pass reports the documents' problems
     for doc in _documents(item, quiet, only_marked=True):
-        for index, entry in _entries(doc):
+        for path, entry in _entries(doc):
             kind = detect_format(entry)
             if kind not in _LOG_FORMATS:
                 continue
-            path = f"$[{index}]" if index is not None else "$"
             sink.line = quiet.line
             for trace_id, span_id, event in _log_events(entry, kind, sink, path):
                 state.logs.setdefault((trace_id, span_id), []).append(event)
@@ -391,11 +390,25 @@ def _log_events(entry: Any, kind: str | None, sink: Problems, path: str) -> Iter
             yield event
 
 
-def _entries(doc: Any) -> Iterator[tuple[int | None, Any]]:
-    if isinstance(doc, list):
-        yield from enumerate(doc)
+def _entries(doc: Any) -> Iterator[tuple[str, Any]]:
+    """The entries of a document with their JSON paths: an array's items, a page of span
+    objects' ``data`` items (``{"data": [...], "next_cursor": …}``, Phoenix's REST export), or
+    the document itself."""
+    if isinstance(doc, dict) and _is_span_page(doc):
+        for index, entry in enumerate(doc["data"]):
+            yield f"$.data[{index}]", entry
+    elif isinstance(doc, list):
+        for index, entry in enumerate(doc):
+            yield f"$[{index}]", entry
     else:
-        yield None, doc
+        yield "$", doc
+
+
+def _is_span_page(doc: dict[str, Any]) -> bool:
+    data = doc.get("data")
+    if not isinstance(data, list) or not data or not isinstance(data[0], dict):
+        return False
+    return "observations" not in data[0] and span_dicts.is_span_dict(data[0])
 
 
 def _input_spans(item: _Input, state: _Read, sink: Problems) -> Iterator[Span]:
@@ -404,8 +417,7 @@ def _input_spans(item: _Input, state: _Read, sink: Problems) -> Iterator[Span]:
     for doc in _documents(item, sink):
         if isinstance(doc, list):
             agents_sdk_export.remember_traces(doc, state.agents_traces)
-        for index, entry in _entries(doc):
-            path = f"$[{index}]" if index is not None else "$"
+        for path, entry in _entries(doc):
             if isinstance(entry, list):
                 sink.add(path, "expected an object, got an array inside an array")
                 continue

@@ -246,3 +246,45 @@ def test_a_large_jsonl_file_is_never_held_whole(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert count == 4000
     assert size > 8_000_000 and peak < size / 4
+
+
+def test_snake_case_field_names_of_the_protobuf_mapping_are_read_too() -> None:
+    doc = {
+        "resource_spans": [
+            {
+                "resource": {
+                    "attributes": [{"key": "service.name", "value": {"string_value": "s"}}]
+                },
+                "scope_spans": [
+                    {
+                        "scope": {"name": "lib"},
+                        "spans": [
+                            {
+                                "trace_id": TRACE,
+                                "span_id": SPAN,
+                                "parent_span_id": "00000000000000aa",
+                                "name": "chat",
+                                "start_time_unix_nano": "7",
+                                "dropped_attributes_count": 2,
+                                "attributes": [
+                                    {
+                                        "key": "gen_ai.usage.input_tokens",
+                                        "value": {"int_value": "5"},
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
+    (got,) = list(read_spans(doc))
+    assert (got.trace_id, got.span_id, got.parent_id, got.start_ns) == (
+        TRACE,
+        SPAN,
+        "00000000000000aa",
+        7,
+    )
+    assert got.attributes == {"gen_ai.usage.input_tokens": 5}
+    assert got.resource == {"service.name": "s"} and got.dropped_attributes == 2

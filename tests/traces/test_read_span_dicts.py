@@ -209,3 +209,38 @@ def test_plain_dicts_otlp_attribute_lists_and_status_strings() -> None:
     assert got.attributes == {"n": 3} and got.dropped_attributes == 7
     (problem,) = problems
     assert problem.where == "$[1]" and "expected a trace envelope" in problem.message
+
+
+def test_a_page_of_otlp_shaped_span_objects_phoenix_rest() -> None:
+    page = {
+        "data": [
+            {
+                "trace_id": "ab" * 16,
+                "span_id": "cd" * 8,
+                "parent_span_id": None,
+                "name": "agent",
+                "kind": "SPAN_KIND_INTERNAL",
+                "start_time_unix_nano": "1700000000000000000",
+                "end_time_unix_nano": "1700000001000000000",
+                "status": {"code": 1, "message": ""},
+                "attributes": [
+                    {"key": "openinference.span.kind", "value": {"string_value": "AGENT"}},
+                    {"key": "session.id", "value": {"string_value": "s1"}},
+                ],
+                "events": [{"name": "e", "time_unix_nano": "1700000000500000000"}],
+            },
+            {"name": "no ids"},
+        ],
+        "next_cursor": None,
+    }
+    problems: list[ReadProblem] = []
+    (got,) = list(read_spans(page, problems=problems))
+    assert (got.kind, got.status, got.start_ns, got.end_ns) == (
+        "internal",
+        "ok",
+        1700000000000000000,
+        1700000001000000000,
+    )
+    assert got.attributes == {"openinference.span.kind": "AGENT", "session.id": "s1"}
+    assert got.events[0].time_ns == 1700000000500000000
+    assert [p.where for p in problems] == ["$.data[1]"]
