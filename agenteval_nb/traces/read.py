@@ -240,21 +240,16 @@ def _documents(item: _Input, sink: Problems, only_marked: bool = False) -> Itera
         first = handle.readline()
         while first and not first.strip():
             first = handle.readline()
+        if not first:
+            return  # an empty file: nothing to read, nothing wrong
         try:
-            first_doc = orjson.loads(first) if first else None
+            orjson.loads(first)
         except orjson.JSONDecodeError:
-            first_doc = _NOT_A_LINE
-        if first_doc is _NOT_A_LINE:
             handle.seek(0)
             yield from _text_documents(handle.read(), sink)
             return
-        if first_doc is None:
-            return
         handle.seek(0)
         yield from _lines(handle, sink, only_marked)
-
-
-_NOT_A_LINE = object()
 
 
 def _lines(lines: Iterable[bytes], sink: Problems, only_marked: bool) -> Iterator[Any]:
@@ -412,8 +407,6 @@ def _is_span_page(doc: dict[str, Any]) -> bool:
 
 
 def _input_spans(item: _Input, state: _Read, sink: Problems) -> Iterator[Span]:
-    if item.objects is not None:
-        agents_sdk_export.remember_traces(item.objects, state.agents_traces)
     for doc in _documents(item, sink):
         if isinstance(doc, list):
             agents_sdk_export.remember_traces(doc, state.agents_traces)
