@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from agents.tracing import (  # noqa: E402
     function_span,
     generation_span,
     get_trace_provider,
+    response_span,
     set_trace_processors,
     trace,
 )
@@ -49,10 +51,11 @@ class _Keep(TracingProcessor):
         pass
 
 
-@pytest.fixture(scope="module")
-def sdk_items() -> Iterator[list[Any]]:
-    """The SDK's global tracing state is restored afterwards (other tests disable tracing; the
-    default processor exports to OpenAI): read through its private fields, tests only."""
+@contextmanager
+def _collecting() -> Iterator[_Keep]:
+    """Our processor alone for the duration; the SDK's global tracing state is restored after
+    (other tests disable tracing; the default processor exports to OpenAI): read through its
+    private fields, tests only."""
     keep = _Keep()
     provider = get_trace_provider()
     manual_disabled = getattr(provider, "_manual_disabled", None)
@@ -60,25 +63,31 @@ def sdk_items() -> Iterator[list[Any]]:
     provider.set_disabled(False)
     set_trace_processors([keep])
     try:
-        with (
-            trace("weather workflow", group_id="conv-42", metadata={"user": "u1"}),
-            agent_span(name="Weather agent", tools=["get_weather"]),
-        ):
-            with generation_span(
-                input=[{"role": "user", "content": "Weather in Paris?"}],
-                output=[{"role": "assistant", "content": "Sunny."}],
-                model="gpt-4o-mini",
-                usage={"input_tokens": 12, "output_tokens": 3},
-            ):
-                pass
-            with function_span(name="get_weather", input='{"city": "Paris"}') as tool:
-                tool.span_data.output = "sunny"
-                tool.set_error({"message": "rate limited", "data": {"retry": True}})
-        yield keep.items
+        yield keep
     finally:
         set_trace_processors(previous)
         if manual_disabled is not None:
             provider.set_disabled(manual_disabled)
+
+
+@pytest.fixture(scope="module")
+def sdk_items() -> list[Any]:
+    with (
+        _collecting() as keep,
+        trace("weather workflow", group_id="conv-42", metadata={"user": "u1"}),
+        agent_span(name="Weather agent", tools=["get_weather"]),
+    ):
+        with generation_span(
+            input=[{"role": "user", "content": "Weather in Paris?"}],
+            output=[{"role": "assistant", "content": "Sunny."}],
+            model="gpt-4o-mini",
+            usage={"input_tokens": 12, "output_tokens": 3},
+        ):
+            pass
+        with function_span(name="get_weather", input='{"city": "Paris"}') as tool:
+            tool.span_data.output = "sunny"
+            tool.set_error({"message": "rate limited", "data": {"retry": True}})
+    return keep.items
 
 
 def _check(spans: list[Any]) -> None:
@@ -153,3 +162,25 @@ def test_a_span_record_without_ids_is_a_problem() -> None:
     assert [(p.where, p.message) for p in problems] == [
         ("$[0]", "expected the span's id and trace_id")
     ]
+
+
+class _Response:
+    """Stands in for an openai ``Response``: the two things the SDK and the reader touch."""
+
+    id = "resp_1"
+
+    def model_dump(self, mode: str = "python") -> dict[str, Any]:
+        return {"id": "resp_1", "output": [{"type": "message", "content": "Sunny."}], "mode": mode}
+
+
+def test_an_in_process_response_span_keeps_the_whole_response_the_export_drops() -> None:
+    response: Any = _Response()
+    with _collecting() as keep, trace("wf"), response_span(response=response) as span:
+        span.span_data.input = [{"role": "user", "content": "Weather?"}]
+    (in_process,) = list(read_spans(keep.items))
+    assert in_process.attributes["agents_sdk.response"]["output"][0]["content"] == "Sunny."
+    assert in_process.attributes["agents_sdk.response"]["mode"] == "json"
+    assert in_process.attributes["agents_sdk.input"] == [{"role": "user", "content": "Weather?"}]
+    (exported,) = list(read_spans([item.export() for item in keep.items]))
+    assert exported.attributes["agents_sdk.response_id"] == "resp_1"
+    assert "agents_sdk.response" not in exported.attributes
