@@ -47,7 +47,7 @@ from typing import Any
 
 import orjson
 
-from agenteval_nb.errors import ConfigError, FormatError
+from agenteval_nb.errors import ConfigError, FormatError, describe_exception
 from agenteval_nb.traces import (
     agents_sdk_export,
     jaeger,
@@ -420,7 +420,19 @@ def _input_spans(item: _Input, state: _Read, sink: Problems) -> Iterator[Span]:
 def _entry_spans(
     entry: Any, path: str, state: _Read, sink: Problems, logs_read: bool
 ) -> Iterator[Span]:
+    """The spans of one entry. Whatever a reader raises past its own checks (a pathological
+    value: nesting deeper than the recursion limit, an object whose properties raise) ends that
+    entry as a problem, never the read."""
     kind = detect_format(entry)
+    try:
+        yield from _read_entry(entry, kind, path, state, sink, logs_read)
+    except Exception as exc:
+        sink.add(path, f"could not read this entry ({describe_exception(exc)})")
+
+
+def _read_entry(
+    entry: Any, kind: str | None, path: str, state: _Read, sink: Problems, logs_read: bool
+) -> Iterator[Span]:
     if kind in _LOG_FORMATS:
         state.recognised += 1
         if not logs_read:  # a log document in a spans file: it serves the spans that follow

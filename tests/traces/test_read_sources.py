@@ -115,3 +115,21 @@ def test_concatenated_documents_and_a_broken_tail(tmp_path: Path) -> None:
     assert len(list(read_spans(path, problems=problems))) == 2
     (problem,) = problems
     assert problem.where.startswith(f"line {2 * one.count(chr(10)) + 3}: ")
+
+
+class _Exploding:
+    """Looks like an SDK span until its context is read."""
+
+    start_time = 1
+
+    def get_span_context(self) -> Any:
+        raise RuntimeError("no context here")
+
+
+def test_an_entry_whose_reading_raises_is_a_problem_and_the_rest_is_read() -> None:
+    problems: list[ReadProblem] = []
+    got = list(read_spans([_Exploding(), {"trace_id": "t", "span_id": "s"}], problems=problems))
+    assert [s.span_id for s in got] == ["s"]
+    assert [(p.where, p.message) for p in problems] == [
+        ("$[0]", "could not read this entry (RuntimeError: no context here)")
+    ]
