@@ -463,6 +463,7 @@ def _read_entry(
             yield span
     else:
         source = state.format if state.format in _FAMILY["dicts"] else kind
+        source = "dict" if source == "dicts" else source  # Span.source's word for plain dicts
         yield from span_dicts.read_span_dict(entry, sink, source, path)
 
 

@@ -186,7 +186,7 @@ def test_plain_dicts_any_spelling_times_by_magnitude(start: Any, ns: int) -> Non
     row = {"traceId": "T1", "spanId": "S1", "parentSpanId": "S0", "name": "x", "startTime": start}
     (got,) = list(read_spans(row))
     assert (got.trace_id, got.span_id, got.parent_id, got.start_ns) == ("T1", "S1", "S0", ns)
-    assert got.source == "dicts"
+    assert got.source == "dict"
 
 
 def test_plain_dicts_otlp_attribute_lists_and_status_strings() -> None:
