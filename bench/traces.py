@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -274,35 +275,38 @@ def main() -> None:
         variants.insert(0, "orjson")
     out = Path(tempfile.mkdtemp(prefix="bench_traces_"))
     path = out / f"spans_{args.size_mb}mb.jsonl"
-    started = time.perf_counter()
-    traces, spans = write_file(path, args.size_mb)
-    size_mb = path.stat().st_size / (1024 * 1024)
-    print(
-        f"file: {path} {size_mb:.0f} MB, {traces} traces, {spans} spans "
-        f"(written in {time.perf_counter() - started:.0f} s)"
-    )
-    results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
-    for _ in range(args.pairs):
-        for variant in variants:  # interleaved: drift on a shared machine hits all alike
-            results[variant].append(_child(variant, path))
-    base = _median(results["orjson"], "seconds")
-    print(f"{'variant':<12} {'cpu s':>8} {'wall s':>8} {'MB/s':>8} {'x orjson':>9} {'peak MB':>8}")
-    for variant in variants:
-        rows = results[variant]
-        first = rows[0]
-        if "seconds" not in first:
-            print(f"{variant:<12} {first.get('skipped') or first.get('error')}")
-            continue
-        seconds = _median(rows, "seconds")
-        wall = _median(rows, "wall")
-        peak = max(r["peak_mb"] for r in rows)
+    try:
+        started = time.perf_counter()
+        traces, spans = write_file(path, args.size_mb)
+        size_mb = path.stat().st_size / (1024 * 1024)
         print(
-            f"{variant:<12} {seconds:8.2f} {wall:8.2f} {size_mb / seconds:8.1f} "
-            f"{seconds / base:9.2f} {peak:8.0f}"
+            f"file: {path} {size_mb:.0f} MB, {traces} traces, {spans} spans "
+            f"(written in {time.perf_counter() - started:.0f} s)"
         )
-    if not args.keep:
-        path.unlink()
-        out.rmdir()
+        results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
+        for _ in range(args.pairs):
+            for variant in variants:  # interleaved: drift on a shared machine hits all alike
+                results[variant].append(_child(variant, path))
+        base = _median(results["orjson"], "seconds")
+        print(
+            f"{'variant':<12} {'cpu s':>8} {'wall s':>8} {'MB/s':>8} {'x orjson':>9} {'peak MB':>8}"
+        )
+        for variant in variants:
+            rows = results[variant]
+            first = rows[0]
+            if "seconds" not in first:
+                print(f"{variant:<12} {first.get('skipped') or first.get('error')}")
+                continue
+            seconds = _median(rows, "seconds")
+            wall = _median(rows, "wall")
+            peak = max(r["peak_mb"] for r in rows)
+            print(
+                f"{variant:<12} {seconds:8.2f} {wall:8.2f} {size_mb / seconds:8.1f} "
+                f"{seconds / base:9.2f} {peak:8.0f}"
+            )
+    finally:
+        if not args.keep:  # also when interrupted: a 1 GB file must not stay behind
+            shutil.rmtree(out, ignore_errors=True)
 
 
 def _median(rows: list[dict[str, Any]], key: str) -> float:
