@@ -234,7 +234,7 @@ def one(variant: str, path: Path) -> dict[str, Any]:
         if loader is None:
             return {"skipped": "ae.load_traces does not exist on this branch yet"}
         es, _report = loader(path)
-        count = len(es.eval_cases) if hasattr(es, "eval_cases") else len(es.evalCases)
+        count = len(es.eval_cases or ())
     return {
         "seconds": time.process_time() - start,
         "wall": time.perf_counter() - wall,
