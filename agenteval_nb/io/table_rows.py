@@ -332,7 +332,8 @@ def _case(eval_id: str, parts: dict[str, Any], trace: bool, eval_set_id: str) ->
 
 
 def _columns(roles: Mapping[str, str | None], names: list[str], source: str) -> dict[str, str]:
-    """Role → column for the roles this table has."""
+    """Role → column for the roles this table has; a column read for a role is named once in
+    the table (a repeated name would keep one of its cells and lose the others)."""
     unknown = sorted(set(roles) - set(ROLES))
     if unknown:
         raise FormatError(source, "columns", f"roles among {', '.join(ROLES)} (got {unknown})")
@@ -347,4 +348,8 @@ def _columns(roles: Mapping[str, str | None], names: list[str], source: str) -> 
             chosen[role] = column
         elif role in names:
             chosen[role] = role
+    for column in chosen.values():
+        if names.count(column) > 1:
+            expected = f"one column named {column!r} (the table has {names.count(column)})"
+            raise FormatError(source, f"column {column!r}", expected)
     return chosen
