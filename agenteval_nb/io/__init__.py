@@ -13,6 +13,8 @@ One concept per module, listed bottom up (a module imports only modules listed b
 * :mod:`~agenteval_nb.io.gowriter`: models written as the Go framework writes its files, whole
   or in pieces;
 * :mod:`~agenteval_nb.io.atomic`: files replaced atomically;
+* :mod:`~agenteval_nb.io.reviews`: review files, a reviewer's marks beside a result file, merged
+  per mark under a lock; a newer version's file never rewritten, unknown fields kept;
 * :mod:`~agenteval_nb.io.table_rows`: eval sets from rows, each cell read by its role, every
   bad cell listed with its row and column;
 * :mod:`~agenteval_nb.io.table_readers`: CSV / JSONL / Parquet files, frames and ``datasets``
