@@ -32,6 +32,7 @@ from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .errors import FormatError
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
+from .judge.usage import checked_prices
 from .runs import as_run, load_run
 from .schema import EvalMetric, EvalSetResult
 from .stores.base import ResultStore
@@ -68,7 +69,7 @@ class Experiment(Mapping[str, EvalRun]):
     ) -> None:
         self.runs = dict(runs)
         self.num_runs = num_runs
-        self.price_table = dict(price_table) if price_table else None
+        self.price_table = checked_prices(price_table) or None
         self.metrics = list(metrics)
 
     @property

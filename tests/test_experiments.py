@@ -182,6 +182,24 @@ def test_load_experiment_reads_no_metrics_file_outside_its_folder(exp, tmp_path)
         ae.load_experiment(folder)
 
 
+def test_a_negative_or_nan_price_is_refused_before_any_agent_runs(tmp_path, exp):
+    agent = Counting()
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        run_experiment({"new": agent}, price_table={"mini": (-1.0, 1.0)})
+    assert agent.calls == 0
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.evaluate(EVALSET, [METRIC], agent=agent, price_table={"mini": (1.0, math.nan)})
+    assert agent.calls == 0
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.Experiment(exp.runs, price_table={"mini": (math.inf, 0.0)})
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    manifest["price_table"] = {"mini": [0.1, -0.2]}
+    (folder / "experiment.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.load_experiment(folder)
+
+
 def test_variant_files_are_safe_and_distinct():
     from agenteval_nb.experiments import variant_files
 
