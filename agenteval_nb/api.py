@@ -35,6 +35,7 @@ from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
+from .judge.usage import checked_prices
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
 from .stores.local import LocalResultStore
@@ -269,6 +270,9 @@ class JudgeSettings:
     timeout: float | None
     requests_per_minute: float | None
     price_table: dict[str, tuple[float, float]] | None
+
+    def __post_init__(self) -> None:
+        checked_prices(self.price_table)  # refused here, before any case runs
 
 
 def _uses_judge(metric: EvalMetric) -> bool:

@@ -29,11 +29,14 @@ from .analysis.load import metrics_of, path_of
 from .analysis.paired import Comparison, compare_records
 from .api import EvalSetInput, JudgeSettings, close_judge, evaluate_async, open_judge
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
+from .errors import FormatError
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
+from .judge.usage import checked_prices
 from .runs import as_run, load_run
 from .schema import EvalMetric, EvalSetResult
 from .stores.base import ResultStore
+from .stores.locator import inside
 from .syncio import sync_twin
 
 __all__ = [
@@ -66,7 +69,7 @@ class Experiment(Mapping[str, EvalRun]):
     ) -> None:
         self.runs = dict(runs)
         self.num_runs = num_runs
-        self.price_table = dict(price_table) if price_table else None
+        self.price_table = checked_prices(price_table) or None
         self.metrics = list(metrics)
 
     @property
@@ -226,7 +229,10 @@ def _kept_info(run: EvalRun) -> dict[str, Any]:
 
 
 def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
-    """The experiment :meth:`Experiment.save` wrote to ``directory``."""
+    """The experiment :meth:`Experiment.save` wrote to ``directory``. The files its manifest
+    names are read only from inside the folder (:func:`~agenteval_nb.stores.locator.inside`):
+    an entry that leaves it (``..``, an absolute name, a symbolic link out) is a
+    :class:`FormatError` naming the entry."""
     folder = Path(directory)
     manifest_path = folder / MANIFEST
     try:
@@ -236,9 +242,13 @@ def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
         raise ValueError(
             f"{manifest_path}: expected {{'variants': [{{'name', 'file'}}, …]}} ({exc})"
         ) from exc
-    metrics = load_metrics(folder / manifest["metrics"]) if manifest.get("metrics") else []
+    metrics_file = manifest.get("metrics")
+    metrics = load_metrics(_own_file(folder, metrics_file, "$.metrics")) if metrics_file else []
     runs = {
-        name: as_run(load_run(folder / file, metrics=metrics or None)) for name, file in entries
+        name: as_run(
+            load_run(_own_file(folder, file, f"$.variants[{i}].file"), metrics=metrics or None)
+        )
+        for i, (name, file) in enumerate(entries)
     }
     for entry in manifest["variants"]:
         run = runs[entry["name"]]
@@ -251,6 +261,18 @@ def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
         price_table={k: tuple(v) for k, v in price_table.items()} if price_table else None,
         metrics=metrics,
     )
+
+
+def _own_file(folder: Path, name: Any, entry: str) -> Path:
+    """The file ``name`` of manifest ``entry``, which must lie inside the experiment folder."""
+    path = folder / name if isinstance(name, str) and name else None
+    if path is None or not inside(folder, path):
+        raise FormatError(
+            str(folder / MANIFEST),
+            entry,
+            f"a file name inside the experiment folder {folder} (got {name!r})",
+        )
+    return path
 
 
 # -- running one --------------------------------------------------------------------------------

@@ -153,6 +153,53 @@ def test_load_experiment_names_a_bad_manifest(tmp_path):
         ae.load_experiment(tmp_path)
 
 
+def test_load_experiment_reads_no_file_outside_its_folder(exp, tmp_path):
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    first = manifest["variants"][0]["file"]
+    outside = tmp_path / "elsewhere.evalset_result.json"
+    (folder / first).rename(outside)
+    link = folder / "link.evalset_result.json"
+    link.symlink_to(outside)
+    for name in ("../elsewhere.evalset_result.json", str(outside), link.name):
+        manifest["variants"][0]["file"] = name
+        (folder / "experiment.json").write_text(json.dumps(manifest))
+        with pytest.raises(ae.FormatError) as info:
+            ae.load_experiment(folder)
+        text = str(info.value)
+        assert info.value.json_path == "$.variants[0].file", name
+        assert str(folder / "experiment.json") in text and repr(name) in text
+
+
+def test_load_experiment_reads_no_metrics_file_outside_its_folder(exp, tmp_path):
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    assert manifest.get("metrics"), "the saved experiment names its metrics file"
+    (folder / manifest["metrics"]).rename(tmp_path / "metrics.json")
+    manifest["metrics"] = "../metrics.json"
+    (folder / "experiment.json").write_text(json.dumps(manifest))
+    with pytest.raises(ae.FormatError, match=r"\$\.metrics.*'\.\./metrics\.json'"):
+        ae.load_experiment(folder)
+
+
+def test_a_negative_or_nan_price_is_refused_before_any_agent_runs(tmp_path, exp):
+    agent = Counting()
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        run_experiment({"new": agent}, price_table={"mini": (-1.0, 1.0)})
+    assert agent.calls == 0
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.evaluate(EVALSET, [METRIC], agent=agent, price_table={"mini": (1.0, math.nan)})
+    assert agent.calls == 0
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.Experiment(exp.runs, price_table={"mini": (math.inf, 0.0)})
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    manifest["price_table"] = {"mini": [0.1, -0.2]}
+    (folder / "experiment.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.load_experiment(folder)
+
+
 def test_variant_files_are_safe_and_distinct():
     from agenteval_nb.experiments import variant_files
 

@@ -40,7 +40,7 @@ from .decoding import decode_text
 from .documents import check_kind, json_type, kind_hint, validate_model, validated_by_case
 from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, check_evalset, check_tree
 from .gowriter import dumps, result_chunks
-from .tabular import TABLE_SUFFIXES, evalset_from_table_file
+from .table_readers import TABLE_SUFFIXES, evalset_from_table_file
 
 Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
 
@@ -88,7 +88,7 @@ def load_evalset(
     Converted shapes (see :mod:`agenteval_nb.adk`): the snake_case / ``parts`` eval set, and
     google-adk's older ``*.test.json`` (a JSON array of turns, or of ``{name, data}`` cases).
     A path ending ``.csv`` / ``.jsonl`` / ``.parquet`` is a table, one case a row
-    (:mod:`agenteval_nb.io.tabular`; ``columns`` maps a role such as ``"user"`` to its column).
+    (:mod:`agenteval_nb.io.table_rows`; ``columns`` maps a role such as ``"user"`` to its column).
     """
     if isinstance(src, EvalSet):
         return check_evalset(src)
