@@ -1,0 +1,290 @@
+"""One agent turn traced by a REAL instrumentation package, printed as the files users have.
+
+Run as a script (one process per run: the instrumentors patch ``openai`` process-wide and the
+OTel semconv opt-in is read once per process)::
+
+    python tests/traces/_live_loop.py openai-v2|openinference     # one run, JSON on stdout
+    python tests/traces/_live_loop.py record                       # rewrite the recorded corpus
+
+It starts the loopback fake OpenAI server with a scripted model (ask ``get_weather``, then
+answer), instruments the real ``openai`` client with the named package (its own tracer and
+logger providers, in-memory exporters), runs the tool loop (user → model asks the tool → our
+tool runs → model answers) inside one root span of ours (as an application wraps its agent
+loop), and prints one JSON object: ``traces`` (OTLP/JSON TracesData), ``logs`` (LogsData),
+``console`` (``span.to_json()`` of each span) and ``loop`` (what the loop really had).
+
+Content capture is set by the caller's environment (see :data:`CONTENT_ENV`), before
+``instrument()`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import _otel_export
+import openai
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import (
+    InMemoryLogRecordExporter,
+    SimpleLogRecordProcessor,
+)
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+    InMemorySpanExporter,
+)
+
+from agenteval_nb.testing import FakeOpenAIServer
+from agenteval_nb.testing.fake_server import completion, tool_call
+
+PACKAGES = ("openai-v2", "openinference")
+
+CONTENT_ENV: dict[tuple[str, str], dict[str, str]] = {
+    ("openai-v2", "on"): {
+        "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only",
+    },
+    ("openai-v2", "events"): {
+        "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "event_only",
+    },
+    ("openai-v2", "off"): {},
+    ("openinference", "on"): {},
+    ("openinference", "off"): {
+        "OPENINFERENCE_HIDE_INPUTS": "true",
+        "OPENINFERENCE_HIDE_OUTPUTS": "true",
+        "OPENINFERENCE_HIDE_INPUT_MESSAGES": "true",
+        "OPENINFERENCE_HIDE_OUTPUT_MESSAGES": "true",
+    },
+}
+"""Environment of each (package, content mode): the producer's documented switches. The
+official package captures nothing by default; OpenInference captures everything by default and
+hides it (``__REDACTED__``) when told to."""
+
+MODEL = "gpt-4o-mini"
+USER_TEXT = "What's the weather in Paris today?"
+TOOL_NAME = "get_weather"
+TOOL_CALL_ID = "call_weather_paris_1"
+TOOL_ARGUMENTS = {"city": "Paris", "unit": "celsius"}
+TOOL_RESULT = {"city": "Paris", "forecast": "light rain", "temperature_c": 12}
+FINAL_TEXT = "It is 12 °C in Paris today with light rain: take an umbrella."
+SYSTEM_TEXT = "You are a weather assistant. Use the tools."
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": TOOL_NAME,
+            "description": "Current weather of a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+
+
+def get_weather(city: str, unit: str = "celsius") -> dict[str, Any]:
+    """The loop's tool: a fixed forecast (the point is the trace, not the weather)."""
+    assert city == "Paris" and unit == "celsius"
+    return dict(TOOL_RESULT)
+
+
+def _instrumentor(package: str) -> Any:
+    if package == "openai-v2":
+        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+        return OpenAIInstrumentor()
+    from openinference.instrumentation.openai import OpenAIInstrumentor as OIInstrumentor
+
+    return OIInstrumentor()
+
+
+def run(package: str) -> dict[str, Any]:
+    """Instrument, run the tool loop once, uninstrument; what was emitted and what happened."""
+    spans = InMemorySpanExporter()
+    tracer_provider = TracerProvider(resource=Resource.create({"service.name": "weather-agent"}))
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    logs = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider(resource=Resource.create({"service.name": "weather-agent"}))
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    instrumentor = _instrumentor(package)
+    instrumentor.instrument(tracer_provider=tracer_provider, logger_provider=logger_provider)
+    try:
+        with FakeOpenAIServer() as server:
+            server.enqueue(
+                completion(
+                    None,
+                    model=MODEL,
+                    tool_calls=[tool_call(TOOL_CALL_ID, TOOL_NAME, TOOL_ARGUMENTS)],
+                ),
+                completion(FINAL_TEXT, model=MODEL),
+            )
+            client = openai.OpenAI(base_url=server.base_url, api_key="not-a-key", max_retries=0)
+            tracer = tracer_provider.get_tracer("weather-agent-loop")
+            with tracer.start_as_current_span("weather-agent turn"):
+                loop = _tool_loop(client)
+    finally:
+        instrumentor.uninstrument()
+    tracer_provider.force_flush()
+    logger_provider.force_flush()
+    finished = spans.get_finished_spans()
+    return {
+        "package": package,
+        "traces": _otel_export.traces_data(finished),
+        "logs": _otel_export.logs_data(logs.get_finished_logs()),
+        "console": _otel_export.console_spans(finished),
+        "loop": loop,
+    }
+
+
+def _tool_loop(client: openai.OpenAI) -> dict[str, Any]:
+    """user → model (asks the tool) → tool → model (answers); returns what really happened."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_TEXT},
+        {"role": "user", "content": USER_TEXT},
+    ]
+    tools_done: list[dict[str, Any]] = []
+    for _ in range(4):
+        answer = client.chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)  # type: ignore[arg-type]
+        message = answer.choices[0].message
+        if not message.tool_calls:
+            return {
+                "user_content": USER_TEXT,
+                "final_response": message.content,
+                "tools": tools_done,
+            }
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls:
+            arguments = json.loads(call.function.arguments)
+            result = get_weather(**arguments)
+            tools_done.append(
+                {
+                    "id": call.id,
+                    "name": call.function.name,
+                    "arguments": arguments,
+                    "result": result,
+                }
+            )
+            messages.append(
+                {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}
+            )
+    raise AssertionError("the scripted model never answered")
+
+
+CONTENT_VARIABLES = sorted({name for env in CONTENT_ENV.values() for name in env})
+
+CORPUS = Path(__file__).parents[1] / "corpus" / "traces"
+
+RECORDED = {
+    ("openai-v2", "on"): "openai-v2/span_only",
+    ("openai-v2", "events"): "openai-v2/event_only",
+    ("openai-v2", "off"): "openai-v2/no_content",
+    ("openinference", "on"): "openinference-openai/content",
+    ("openinference", "off"): "openinference-openai/hidden",
+}
+"""Where ``record`` writes each run: ``<stem>.traces.json`` (+ ``.logs.json`` when log records
+were emitted, ``.console.json``) and ``<stem>.expected.json``."""
+
+
+def run_in_subprocess(package: str, mode: str) -> dict[str, Any]:
+    """One run in a fresh interpreter with exactly the content switches of ``mode``."""
+    env = {k: v for k, v in os.environ.items() if k not in CONTENT_VARIABLES}
+    env.update(CONTENT_ENV[(package, mode)])
+    done = subprocess.run(
+        [sys.executable, __file__, package],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{package}/{mode} run failed:\n{done.stderr[-4000:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def expected_for(package: str, mode: str, loop: dict[str, Any]) -> dict[str, Any]:
+    """The recorded fixture's answer: the loop's own turn when content was captured; when it
+    was not, the fields the producer kept (these versions keep no tool names or ids)."""
+    switches = CONTENT_ENV[(package, mode)]
+    turn: dict[str, Any]
+    if mode == "off":
+        turn = {
+            "user_content": None,
+            "final_response": None,
+            "tools": [],
+            "gap": "redacted" if package == "openinference" else "content_missing",
+            "from": {
+                "user_content": "not captured: the producer wrote no message content",
+                "final_response": "not captured",
+                "tools": "not captured: with content off these package versions write no tool "
+                "call names or ids on the spans",
+            },
+        }
+    else:
+        turn = dict(loop)
+        turn["from"] = {
+            "user_content": "the user message the loop sent",
+            "final_response": "the text of the model's last answer the loop received",
+            "tools": "the tool calls the loop executed (id, name, decoded arguments) and the "
+            "results it sent back (as JSON text)",
+        }
+    return {
+        "fixture": None,
+        "answer": None,
+        "note": f"Recorded by tests/traces/_live_loop.py record: the real {package} "
+        f"instrumentation ({'; '.join(f'{k}={v}' for k, v in switches.items()) or 'defaults'}) "
+        "driving the real openai client against the loopback fake server. One trace: our root "
+        "span 'weather-agent turn' around two chat calls; no conversation id, so one "
+        "single-turn case.",
+        "cases": [{"turns": [turn]}],
+    }
+
+
+def record() -> None:
+    """Run every recorded scenario and (re)write its files under tests/corpus/traces."""
+    for (package, mode), stem in RECORDED.items():
+        out = run_in_subprocess(package, mode)
+        base = CORPUS / stem
+        base.parent.mkdir(parents=True, exist_ok=True)
+        files = [f"{base.name}.traces.json"]
+        _write(base.with_name(files[0]), out["traces"])
+        if out["logs"]["resourceLogs"]:
+            files.append(f"{base.name}.logs.json")
+            _write(base.with_name(files[-1]), out["logs"])
+        _write(base.with_name(f"{base.name}.console.json"), out["console"])
+        expected = expected_for(package, mode, out["loop"])
+        expected["fixture"] = files if len(files) > 1 else files[0]
+        expected["console"] = f"{base.name}.console.json"
+        _write(base.with_name(f"{base.name}.expected.json"), expected)
+
+
+def _write(path: Path, doc: Any) -> None:
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["record"]:
+        record()
+        return 0
+    package = argv[0] if argv else ""
+    if package not in PACKAGES:
+        raise SystemExit(f"package must be one of {PACKAGES}, got {package!r}")
+    json.dump(run(package), sys.stdout, ensure_ascii=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
