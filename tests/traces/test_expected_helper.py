@@ -103,7 +103,18 @@ def test_a_case_is_found_by_its_conversation_id() -> None:
 def test_json_text_is_compared_decoded() -> None:
     assert decoded('{"a": [1, "{\\"b\\": 2}"]}') == {"a": [1, {"b": 2}]}
     assert decoded("rainy, 57°F") == "rainy, 57°F"
-    assert decoded("12") == "12"  # only objects and arrays are decoded: "12" stays text
+    assert decoded("12") == "12"  # numbers stay text: only objects, arrays, quoted strings
+    assert decoded('"rainy, 57°F"') == "rainy, 57°F"
+
+
+def test_a_tool_key_left_out_is_not_compared() -> None:
+    expected = load_expected("langfuse/google-adk-2025-08-28.expected.json")
+    turn = copy.deepcopy(expected["cases"][0]["turns"][0])
+    turn["tools"] = [{"id": None, "name": "say_hello", "arguments": "{}", "result": {"any": 1}}]
+    assert_matches(_evalset(turn, case_id="demo-session"), "", expected, "no result stated")
+    turn["tools"][0]["name"] = "say_goodbye"
+    with pytest.raises(AssertionError, match="tool"):
+        assert_matches(_evalset(turn, case_id="demo-session"), "", expected, "wrong name")
 
 
 class _Report:
