@@ -4,7 +4,7 @@ Run as a script (one process per run: the instrumentors patch ``openai`` process
 OTel semconv opt-in is read once per process)::
 
     python tests/traces/_live_loop.py openai-v2|openinference     # one run, JSON on stdout
-    python tests/traces/_live_loop.py record                       # rewrite the recorded corpus
+    python tests/traces/_live_loop.py record [UTIL_GENAI_0_4_DIR]  # rewrite the recorded corpus
 
 It starts the loopback fake OpenAI server with a scripted model (ask ``get_weather``, then
 answer), instruments the real ``openai`` client with the named package (its own tracer and
@@ -57,6 +57,8 @@ CONTENT_ENV: dict[tuple[str, str], dict[str, str]] = {
         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "event_only",
     },
     ("openai-v2", "off"): {},
+    ("openai-v2", "legacy-on"): {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
+    ("openai-v2", "legacy-off"): {},
     ("openinference", "on"): {},
     ("openinference", "off"): {
         "OPENINFERENCE_HIDE_INPUTS": "true",
@@ -67,7 +69,9 @@ CONTENT_ENV: dict[tuple[str, str], dict[str, str]] = {
 }
 """Environment of each (package, content mode): the producer's documented switches. The
 official package captures nothing by default; OpenInference captures everything by default and
-hides it (``__REDACTED__``) when told to."""
+hides it (``__REDACTED__``) when told to. The ``legacy-*`` modes are the v1.30 per-message log
+events, which openai-v2 2.4b0 writes only with ``opentelemetry-util-genai`` < 1.0 (later versions
+always take the current path): they are recorded, not run live (see :data:`RECORDED_LEGACY`)."""
 
 MODEL = "gpt-4o-mini"
 USER_TEXT = "What's the weather in Paris today?"
@@ -196,11 +200,22 @@ RECORDED = {
 """Where ``record`` writes each run: ``<stem>.traces.json`` (+ ``.logs.json`` when log records
 were emitted, ``.console.json``) and ``<stem>.expected.json``."""
 
+RECORDED_LEGACY = {
+    ("openai-v2", "legacy-on"): "openai-v2/legacy_events",
+    ("openai-v2", "legacy-off"): "openai-v2/legacy_no_content",
+}
+"""Recorded only when ``record`` is given a folder holding ``opentelemetry-util-genai`` 0.4b0
+(``pip install --no-deps --target DIR opentelemetry-util-genai==0.4b0``), put first on the
+child's ``PYTHONPATH``."""
 
-def run_in_subprocess(package: str, mode: str) -> dict[str, Any]:
-    """One run in a fresh interpreter with exactly the content switches of ``mode``."""
+
+def run_in_subprocess(package: str, mode: str, *, first_path: str | None = None) -> dict[str, Any]:
+    """One run in a fresh interpreter with exactly the content switches of ``mode``
+    (``first_path``: a folder put first on the child's ``PYTHONPATH``)."""
     env = {k: v for k, v in os.environ.items() if k not in CONTENT_VARIABLES}
     env.update(CONTENT_ENV[(package, mode)])
+    if first_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [first_path, env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, __file__, package],
         env=env,
@@ -220,7 +235,21 @@ def expected_for(package: str, mode: str, loop: dict[str, Any]) -> dict[str, Any
     was not, the fields the producer kept (these versions keep no tool names or ids)."""
     switches = CONTENT_ENV[(package, mode)]
     turn: dict[str, Any]
-    if mode == "off":
+    if mode == "legacy-off":
+        turn = {
+            "user_content": None,
+            "final_response": None,
+            "tools": [{"id": tool["id"], "name": tool["name"]} for tool in loop["tools"]],
+            "gap": "content_missing",
+            "from": {
+                "user_content": "not captured: the gen_ai.user.message events have no body",
+                "final_response": "not captured: the last gen_ai.choice message has no content",
+                "tools": "the loop's tool call id and name, which the gen_ai.choice / "
+                "gen_ai.assistant.message events keep without content (no arguments; the "
+                "gen_ai.tool.message keeps the id, no result)",
+            },
+        }
+    elif mode == "off":
         turn = {
             "user_content": None,
             "final_response": None,
@@ -253,10 +282,14 @@ def expected_for(package: str, mode: str, loop: dict[str, Any]) -> dict[str, Any
     }
 
 
-def record() -> None:
-    """Run every recorded scenario and (re)write its files under tests/corpus/traces."""
-    for (package, mode), stem in RECORDED.items():
-        out = run_in_subprocess(package, mode)
+def record(legacy_util_genai: str | None = None) -> None:
+    """Run every recorded scenario and (re)write its files under tests/corpus/traces; the
+    legacy-event runs too when ``legacy_util_genai`` names a folder with util-genai 0.4b0."""
+    runs = [(run, stem, None) for run, stem in RECORDED.items()]
+    if legacy_util_genai is not None:
+        runs += [(run, stem, legacy_util_genai) for run, stem in RECORDED_LEGACY.items()]
+    for (package, mode), stem, first_path in runs:
+        out = run_in_subprocess(package, mode, first_path=first_path)
         base = CORPUS / stem
         base.parent.mkdir(parents=True, exist_ok=True)
         files = [f"{base.name}.traces.json"]
@@ -268,6 +301,8 @@ def record() -> None:
         expected = expected_for(package, mode, out["loop"])
         expected["fixture"] = files if len(files) > 1 else files[0]
         expected["console"] = f"{base.name}.console.json"
+        if first_path is not None:
+            expected["note"] += " Recorded with opentelemetry-util-genai 0.4b0 (legacy events)."
         _write(base.with_name(f"{base.name}.expected.json"), expected)
 
 
@@ -277,7 +312,7 @@ def _write(path: Path, doc: Any) -> None:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["record"]:
-        record()
+        record(argv[1] if len(argv) > 1 else None)
         return 0
     package = argv[0] if argv else ""
     if package not in PACKAGES:
