@@ -7,11 +7,13 @@ OTel semconv opt-in is read once per process)::
     python tests/traces/_live_loop.py record [UTIL_GENAI_0_4_DIR]  # rewrite the recorded corpus
 
 It starts the loopback fake OpenAI server with a scripted model (ask ``get_weather``, then
-answer), instruments the real ``openai`` client with the named package (its own tracer and
-logger providers, in-memory exporters), runs the tool loop (user → model asks the tool → our
-tool runs → model answers) inside one root span of ours (as an application wraps its agent
-loop), and prints one JSON object: ``traces`` (OTLP/JSON TracesData), ``logs`` (LogsData),
-``console`` (``span.to_json()`` of each span) and ``loop`` (what the loop really had).
+answer; then answer a follow-up), instruments the real ``openai`` client with the named package
+(its own tracer and logger providers, in-memory exporters), holds a two-turn conversation (turn
+1: user → model asks the tool → our tool runs → model answers; turn 2: a follow-up answered
+directly, the history resent), each turn inside a root span of ours (as the agent framework
+around the client would write it), and prints one JSON object: ``traces`` (OTLP/JSON
+TracesData), ``logs`` (LogsData), ``console`` (``span.to_json()`` of each span) and ``loop``
+(what the conversation really had).
 
 Content capture is set by the caller's environment (see :data:`CONTENT_ENV`), before
 ``instrument()`` reads it.
@@ -74,12 +76,15 @@ events, which openai-v2 2.4b0 writes only with ``opentelemetry-util-genai`` < 1.
 always take the current path): they are recorded, not run live (see :data:`RECORDED_LEGACY`)."""
 
 MODEL = "gpt-4o-mini"
+CONVERSATION_ID = "weather-chat-1"
 USER_TEXT = "What's the weather in Paris today?"
 TOOL_NAME = "get_weather"
 TOOL_CALL_ID = "call_weather_paris_1"
 TOOL_ARGUMENTS = {"city": "Paris", "unit": "celsius"}
 TOOL_RESULT = {"city": "Paris", "forecast": "light rain", "temperature_c": 12}
 FINAL_TEXT = "It is 12 °C in Paris today with light rain: take an umbrella."
+SECOND_USER_TEXT = "Thanks. Do I need sunglasses as well?"
+SECOND_FINAL_TEXT = "No: it stays cloudy all day, the umbrella is enough."
 SYSTEM_TEXT = "You are a weather assistant. Use the tools."
 
 TOOLS = [
@@ -115,7 +120,8 @@ def _instrumentor(package: str) -> Any:
 
 
 def run(package: str) -> dict[str, Any]:
-    """Instrument, run the tool loop once, uninstrument; what was emitted and what happened."""
+    """Instrument, hold the two-turn conversation, uninstrument; what was emitted and what
+    happened."""
     spans = InMemorySpanExporter()
     tracer_provider = TracerProvider(resource=Resource.create({"service.name": "weather-agent"}))
     tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
@@ -133,11 +139,10 @@ def run(package: str) -> dict[str, Any]:
                     tool_calls=[tool_call(TOOL_CALL_ID, TOOL_NAME, TOOL_ARGUMENTS)],
                 ),
                 completion(FINAL_TEXT, model=MODEL),
+                completion(SECOND_FINAL_TEXT, model=MODEL),
             )
             client = openai.OpenAI(base_url=server.base_url, api_key="not-a-key", max_retries=0)
-            tracer = tracer_provider.get_tracer("weather-agent-loop")
-            with tracer.start_as_current_span("weather-agent turn"):
-                loop = _tool_loop(client)
+            loop = _conversation(client, tracer_provider.get_tracer("weather-agent-loop"), package)
     finally:
         instrumentor.uninstrument()
     tracer_provider.force_flush()
@@ -152,23 +157,47 @@ def run(package: str) -> dict[str, Any]:
     }
 
 
-def _tool_loop(client: openai.OpenAI) -> dict[str, Any]:
-    """user → model (asks the tool) → tool → model (answers); returns what really happened."""
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM_TEXT},
-        {"role": "user", "content": USER_TEXT},
-    ]
+def _root_attributes(package: str) -> dict[str, str]:
+    """Our turn span, as the agent framework around the client would write it: an agent
+    invocation carrying the conversation key of the producer's convention (the client
+    instrumentations write none: an app sets it on its own spans)."""
+    if package == "openinference":
+        return {"openinference.span.kind": "AGENT", "session.id": CONVERSATION_ID}
+    return {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "weather_agent",
+        "gen_ai.conversation.id": CONVERSATION_ID,
+    }
+
+
+def _conversation(client: openai.OpenAI, tracer: Any, package: str) -> dict[str, Any]:
+    """Two turns, one trace each (a fresh root span per turn), the history carried over:
+    turn 1 asks the weather (one tool round trip), turn 2 a follow-up answered directly."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_TEXT}]
+    turns = []
+    for user_text in (USER_TEXT, SECOND_USER_TEXT):
+        name = "invoke_agent weather_agent"
+        with tracer.start_as_current_span(name, attributes=_root_attributes(package)):
+            messages.append({"role": "user", "content": user_text})
+            turns.append(_tool_loop(client, messages))
+    return {"conversation_id": CONVERSATION_ID, "turns": turns}
+
+
+def _tool_loop(client: openai.OpenAI, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """One turn: model calls until one answers without tools (each requested tool is run and
+    its result sent back); ``messages`` grows with the turn. Returns what really happened."""
+    user_text = messages[-1]["content"]
     tools_done: list[dict[str, Any]] = []
     for _ in range(4):
         answer = client.chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)  # type: ignore[arg-type]
         message = answer.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
         if not message.tool_calls:
             return {
-                "user_content": USER_TEXT,
+                "user_content": user_text,
                 "final_response": message.content,
                 "tools": tools_done,
             }
-        messages.append(message.model_dump(exclude_none=True))
         for call in message.tool_calls:
             arguments = json.loads(call.function.arguments)
             result = get_weather(**arguments)
@@ -231,15 +260,30 @@ def run_in_subprocess(package: str, mode: str, *, first_path: str | None = None)
 
 
 def expected_for(package: str, mode: str, loop: dict[str, Any]) -> dict[str, Any]:
-    """The recorded fixture's answer: the loop's own turn when content was captured; when it
-    was not, the fields the producer kept (these versions keep no tool names or ids)."""
+    """The recorded fixture's answer: the loop's own turns when content was captured; when it
+    was not, the fields the producer kept (the legacy events keep tool call ids and names; the
+    current forms keep nothing of the messages)."""
     switches = CONTENT_ENV[(package, mode)]
-    turn: dict[str, Any]
+    turns = [_expected_turn(package, mode, turn) for turn in loop["turns"]]
+    return {
+        "fixture": None,
+        "answer": None,
+        "note": f"Recorded by tests/traces/_live_loop.py record: the real {package} "
+        f"instrumentation ({'; '.join(f'{k}={v}' for k, v in switches.items()) or 'defaults'}) "
+        "driving the real openai client against the loopback fake server. Two traces, one per "
+        "turn, each rooted in our 'invoke_agent weather_agent' span that carries the "
+        "conversation key (gen_ai.conversation.id, or session.id for OpenInference); the "
+        "model-call spans are the package's. Turn 2's model input resends turn 1's history.",
+        "cases": [{"conversation_id": loop["conversation_id"], "turns": turns}],
+    }
+
+
+def _expected_turn(package: str, mode: str, turn: dict[str, Any]) -> dict[str, Any]:
     if mode == "legacy-off":
-        turn = {
+        return {
             "user_content": None,
             "final_response": None,
-            "tools": [{"id": tool["id"], "name": tool["name"]} for tool in loop["tools"]],
+            "tools": [{"id": tool["id"], "name": tool["name"]} for tool in turn["tools"]],
             "gap": "content_missing",
             "from": {
                 "user_content": "not captured: the gen_ai.user.message events have no body",
@@ -249,8 +293,8 @@ def expected_for(package: str, mode: str, loop: dict[str, Any]) -> dict[str, Any
                 "gen_ai.tool.message keeps the id, no result)",
             },
         }
-    elif mode == "off":
-        turn = {
+    if mode == "off":
+        return {
             "user_content": None,
             "final_response": None,
             "tools": [],
@@ -262,23 +306,14 @@ def expected_for(package: str, mode: str, loop: dict[str, Any]) -> dict[str, Any
                 "call names or ids on the spans",
             },
         }
-    else:
-        turn = dict(loop)
-        turn["from"] = {
-            "user_content": "the user message the loop sent",
-            "final_response": "the text of the model's last answer the loop received",
+    return {
+        **turn,
+        "from": {
+            "user_content": "the user message the loop sent in this turn",
+            "final_response": "the text of the model's last answer of the turn",
             "tools": "the tool calls the loop executed (id, name, decoded arguments) and the "
             "results it sent back (as JSON text)",
-        }
-    return {
-        "fixture": None,
-        "answer": None,
-        "note": f"Recorded by tests/traces/_live_loop.py record: the real {package} "
-        f"instrumentation ({'; '.join(f'{k}={v}' for k, v in switches.items()) or 'defaults'}) "
-        "driving the real openai client against the loopback fake server. One trace: our root "
-        "span 'weather-agent turn' around two chat calls; no conversation id, so one "
-        "single-turn case.",
-        "cases": [{"turns": [turn]}],
+        },
     }
 
 

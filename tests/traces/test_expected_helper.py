@@ -20,8 +20,8 @@ from agenteval_nb.schema.evalset import EvalSet
 EXPECTED = load_expected("openai-v2/span_only.expected.json")
 
 
-def _evalset(turn: dict[str, Any], case_id: str = "4bf92f3577b34da6a3ce929d0e0e4736") -> EvalSet:
-    """A trace-mode eval set with one case of one turn, as a loader would build it."""
+def _evalset(turns: list[dict[str, Any]], case_id: str = "weather-chat-1") -> EvalSet:
+    """A trace-mode eval set with one case of these turns, as a loader would build it."""
     return EvalSet.model_validate(
         {
             "evalSetId": "loaded",
@@ -38,6 +38,7 @@ def _evalset(turn: dict[str, Any], case_id: str = "4bf92f3577b34da6a3ce929d0e0e4
                             },
                             "tools": turn["tools"],
                         }
+                        for turn in turns
                     ],
                 }
             ],
@@ -45,16 +46,17 @@ def _evalset(turn: dict[str, Any], case_id: str = "4bf92f3577b34da6a3ce929d0e0e4
     )
 
 
-def _right_turn() -> dict[str, Any]:
-    turn = copy.deepcopy(EXPECTED["cases"][0]["turns"][0])
-    del turn["from"]
+def _right_turns() -> list[dict[str, Any]]:
+    turns = copy.deepcopy(EXPECTED["cases"][0]["turns"])
+    for turn in turns:
+        del turn["from"]
     # a loader may keep the tool result as the JSON text the loop sent back
-    turn["tools"][0]["result"] = json.dumps(turn["tools"][0]["result"])
-    return turn
+    turns[0]["tools"][0]["result"] = json.dumps(turns[0]["tools"][0]["result"])
+    return turns
 
 
 def test_the_right_invocation_matches() -> None:
-    assert_matches(_evalset(_right_turn()), "", EXPECTED, "right")
+    assert_matches(_evalset(_right_turns()), "", EXPECTED, "right")
 
 
 @pytest.mark.parametrize(
@@ -72,31 +74,40 @@ def test_the_right_invocation_matches() -> None:
     ids=["user", "final", "no-tools", "id", "name", "arguments", "result", "extra-call"],
 )
 def test_each_wrong_field_is_caught(spoil: Any) -> None:
-    turn = _right_turn()
-    spoil(turn)
+    turns = _right_turns()
+    spoil(turns[0])
     with pytest.raises(AssertionError):
-        assert_matches(_evalset(turn), "", EXPECTED, "spoiled")
+        assert_matches(_evalset(turns), "", EXPECTED, "spoiled")
+
+
+def test_turns_must_all_be_there_in_order() -> None:
+    turns = _right_turns()
+    with pytest.raises(AssertionError, match="turns"):
+        assert_matches(_evalset(turns[:1]), "", EXPECTED, "one turn lost")
+    with pytest.raises(AssertionError):
+        assert_matches(_evalset(turns[::-1]), "", EXPECTED, "turns swapped")
+    with pytest.raises(AssertionError, match="no case"):
+        assert_matches(_evalset(turns, case_id="a-trace-id"), "", EXPECTED, "wrong case id")
 
 
 def test_absent_content_must_be_absent_and_the_gap_named() -> None:
     expected = load_expected("openai-v2/no_content.expected.json")
-    empty = {"user_content": None, "final_response": None, "tools": []}
+    empty = [{"user_content": None, "final_response": None, "tools": []}] * 2
     assert_matches(_evalset(empty), "content_missing", expected, "off")
     with pytest.raises(AssertionError, match="does not name"):
         assert_matches(_evalset(empty), "", expected, "off, no gap")
+    made_up = [empty[0], {**empty[1], "final_response": "made up"}]
     with pytest.raises(AssertionError, match="final response"):
-        assert_matches(
-            _evalset({**empty, "final_response": "made up"}), "content_missing", expected, "off"
-        )
+        assert_matches(_evalset(made_up), "content_missing", expected, "off")
 
 
 def test_a_case_is_found_by_its_conversation_id() -> None:
     expected = load_expected("strands-evals/otel_genai_convention_spans.expected.json")
-    turn = copy.deepcopy(expected["cases"][0]["turns"][0])
-    assert_matches(_evalset(turn, case_id="conv_otel_test_001"), "", expected, "by id")
+    turns = copy.deepcopy(expected["cases"][0]["turns"])
+    assert_matches(_evalset(turns, case_id="conv_otel_test_001"), "", expected, "by id")
     with pytest.raises(AssertionError, match="no case"):
         assert_matches(
-            _evalset(turn, case_id="a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4"), "", expected, "id"
+            _evalset(turns, case_id="a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4"), "", expected, "id"
         )
 
 
@@ -109,12 +120,12 @@ def test_json_text_is_compared_decoded() -> None:
 
 def test_a_tool_key_left_out_is_not_compared() -> None:
     expected = load_expected("langfuse/google-adk-2025-08-28.expected.json")
-    turn = copy.deepcopy(expected["cases"][0]["turns"][0])
-    turn["tools"] = [{"id": None, "name": "say_hello", "arguments": "{}", "result": {"any": 1}}]
-    assert_matches(_evalset(turn, case_id="demo-session"), "", expected, "no result stated")
-    turn["tools"][0]["name"] = "say_goodbye"
+    turns = copy.deepcopy(expected["cases"][0]["turns"])
+    turns[0]["tools"] = [{"id": None, "name": "say_hello", "arguments": "{}", "result": {"any": 1}}]
+    assert_matches(_evalset(turns, case_id="demo-session"), "", expected, "no result stated")
+    turns[0]["tools"][0]["name"] = "say_goodbye"
     with pytest.raises(AssertionError, match="tool"):
-        assert_matches(_evalset(turn, case_id="demo-session"), "", expected, "wrong name")
+        assert_matches(_evalset(turns, case_id="demo-session"), "", expected, "wrong name")
 
 
 class _Report:

@@ -211,29 +211,37 @@ def _shape(spans: list[dict[str, Any]]) -> list[tuple[str, tuple[str, ...]]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("run,stem", RECORDED, ids=[stem for _, stem in RECORDED])
 def test_a_live_run_matches_its_recorded_fixture(run: tuple[str, str], stem: str) -> None:
-    """The live export is valid OTLP JSON with the loop's spans (our root + one chat span per
-    model call, all in one trace), and has the shape of the recorded corpus file: when an
-    installed package version changes what it emits, this says so (re-record with
-    ``python tests/traces/_live_loop.py record``)."""
+    """The live export is valid OTLP JSON with the conversation's spans (per turn: our root
+    and one chat span per model call, its own trace), and has the shape of the recorded corpus
+    file: when an installed package version changes what it emits, this says so (re-record
+    with ``python tests/traces/_live_loop.py record``)."""
     live = _live_loop.run_in_subprocess(*run)
     spans = otlp_spans(live["traces"])
-    assert len(spans) == 3
-    assert len({span["traceId"] for span in spans}) == 1
-    (root,) = [span for span in spans if "parentSpanId" not in span]
-    assert root["name"] == "weather-agent turn"
-    assert all(span["parentSpanId"] == root["spanId"] for span in spans if span is not root)
+    check_conversation(spans)
     records = otlp_log_records(live["logs"])
-    assert len(records) == (2 if run == ("openai-v2", "events") else 0)
+    assert len(records) == (3 if run == ("openai-v2", "events") else 0)
     assert {record["spanId"] for record in records} <= {span["spanId"] for span in spans}
     assert [console["name"] for console in live["console"]] == [span["name"] for span in spans]
     recorded = json.loads((CORPUS / f"{stem}.traces.json").read_text(encoding="utf-8"))
     assert _shape(spans) == _shape(otlp_spans(recorded))
 
 
+def check_conversation(spans: list[dict[str, Any]]) -> None:
+    """Two traces (one per turn): turn 1 = root + two chat spans, turn 2 = root + one."""
+    by_trace: dict[str, list[dict[str, Any]]] = {}
+    for span in spans:
+        by_trace.setdefault(span["traceId"], []).append(span)
+    assert sorted(len(members) for members in by_trace.values()) == [2, 3]
+    for members in by_trace.values():
+        (root,) = [span for span in members if "parentSpanId" not in span]
+        assert root["name"] == "invoke_agent weather_agent"
+        assert all(span["parentSpanId"] == root["spanId"] for span in members if span is not root)
+
+
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*/*.traces.json")), ids=lambda p: p.name)
 def test_recorded_corpus_files_are_valid_otlp_json(path: Path) -> None:
     spans = otlp_spans(json.loads(path.read_text(encoding="utf-8")))
-    assert len(spans) == 3
+    check_conversation(spans)
     logs = path.with_name(path.name.replace(".traces.json", ".logs.json"))
     if logs.exists():
         records = otlp_log_records(json.loads(logs.read_text(encoding="utf-8")))

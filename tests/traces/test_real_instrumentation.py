@@ -5,8 +5,10 @@ Each run (tests/traces/_live_loop.py, one fresh interpreter per run: the instrum
 ``openai`` client with the official OTel package (opentelemetry-instrumentation-openai-v2) or
 OpenInference's, drives a tool loop against the loopback fake server, exports what was emitted
 to OTLP/JSON (and console JSON), and ``ae.load_traces`` must give back the loop's own turn:
-user text, final text, tool id/name/arguments/result. With content capture off, the text is
-absent and the load report says why (these package versions keep no tool names either).
+one case (the conversation key on the turn roots) of two turns, each with its user text, final
+text and tool id/name/arguments/result; turn 2's model input resends turn 1, so its user text
+must be the LAST user message. With content capture off, the text is absent and the load report
+says why (these package versions keep no tool names either).
 """
 
 from __future__ import annotations
@@ -82,11 +84,17 @@ def test_live_console_json_loads_the_same(
 
 
 def test_the_loop_really_called_the_tool(runs: dict[tuple[str, str], dict[str, Any]]) -> None:
-    """The ground truth is what the loop did, not constants: every run made one tool call with
-    the scripted id and ended on the scripted answer (checks the loop, not the loader)."""
+    """The ground truth is what the loop did, not constants: every run held two turns, the
+    first with one tool call of the scripted id, each ending on the scripted answer (checks the
+    loop, not the loader)."""
     for run in runs.values():
-        loop = run["loop"]
-        assert loop["user_content"] == _live_loop.USER_TEXT
-        assert loop["final_response"] == _live_loop.FINAL_TEXT
-        assert [t["id"] for t in loop["tools"]] == [_live_loop.TOOL_CALL_ID]
-        assert loop["tools"][0]["result"] == _live_loop.TOOL_RESULT
+        first, second = run["loop"]["turns"]
+        assert (first["user_content"], second["user_content"]) == (
+            _live_loop.USER_TEXT,
+            _live_loop.SECOND_USER_TEXT,
+        )
+        assert first["final_response"] == _live_loop.FINAL_TEXT
+        assert second["final_response"] == _live_loop.SECOND_FINAL_TEXT
+        assert [t["id"] for t in first["tools"]] == [_live_loop.TOOL_CALL_ID]
+        assert first["tools"][0]["result"] == _live_loop.TOOL_RESULT
+        assert second["tools"] == []
