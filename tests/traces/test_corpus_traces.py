@@ -101,3 +101,37 @@ def test_agentevals_expected_answers_are_the_shipped_eval_sets() -> None:
             r["id"]: r["response"] for r in invocation["intermediate_data"]["tool_responses"]
         }
         assert [t["result"] for t in turn["tools"]] == [responses[u["id"]] for u in uses]
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string leaf of a JSON value, JSON text inside strings opened too."""
+    if isinstance(value, dict):
+        return set().union(*(_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    if isinstance(value, str):
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            return {value}
+        return {value} | (_strings(inner) if isinstance(inner, (dict, list)) else set())
+    return set()
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in WITH_ANSWER if load_expected(e["expected"])["answer"]], ids=_id
+)
+def test_expected_texts_and_tool_ids_are_in_the_shipped_answer(entry: dict[str, Any]) -> None:
+    """Where a source ships its own derived answer, every text and tool id/name our expected
+    file states occurs in it verbatim (guards slips in the hand copy); ``not_in_answer`` names
+    a field the answer lacks (its ``note`` says where it was read instead)."""
+    expected = load_expected(entry["expected"])
+    folder = entry["expected"].split("/")[0]
+    shipped = _strings(json.loads((CORPUS / folder / expected["answer"]).read_text()))
+    for case in expected["cases"]:
+        for turn in case["turns"]:
+            fields = ("user_content", "final_response")
+            stated = [turn[f] for f in fields if f not in expected.get("not_in_answer", ())]
+            stated += [t.get(key) for t in turn.get("tools", []) for key in ("id", "name")]
+            for text in stated:
+                assert text is None or text in shipped, text
