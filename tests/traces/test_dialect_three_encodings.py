@@ -36,8 +36,15 @@ def current() -> list[Span]:
     user = {"role": "user", "parts": [{"type": "text", "content": USER}]}
     call = {"type": "tool_call", "id": CALL, "name": "get_weather", "arguments": ARGS}
     asked = {"role": "assistant", "parts": [call], "finish_reason": "tool_calls"}
-    answer = {"role": "tool", "parts": [{"type": "tool_call_response", "id": CALL, "response": RESULT}]}
-    final = {"role": "assistant", "parts": [{"type": "text", "content": FINAL}], "finish_reason": "stop"}
+    answer = {
+        "role": "tool",
+        "parts": [{"type": "tool_call_response", "id": CALL, "response": RESULT}],
+    }
+    final = {
+        "role": "assistant",
+        "parts": [{"type": "text", "content": FINAL}],
+        "finish_reason": "stop",
+    }
     chat = {"gen_ai.operation.name": "chat", "gen_ai.response.model": MODEL}
     return [
         span({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather",

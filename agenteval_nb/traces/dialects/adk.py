@@ -5,7 +5,9 @@
 ``execute_tool {name}`` → ``ToolRun`` from ``gcp.vertex.agent.tool_call_args`` /
 ``.tool_response`` (``gen_ai.tool.call.id`` for the id). Other spans of the scope
 (``invoke_agent``, the genai SDK's ``generate_content``) are read as OTel GenAI but reported as
-ADK. With content capture off ADK writes placeholders: ``{}`` (missing) and
+ADK; a ``generate_content`` span is the inner layer of its ``call_llm`` (which holds the content),
+so its step says ``MISSING`` (the builder keeps the layer with content) without flagging the
+trace. With content capture off ADK writes placeholders: ``{}`` (missing) and
 ``<not specified>`` (redacted). ADK spans carry ``gen_ai.operation.name`` too, so the detector
 asks the scope first: their content lives in ADK's own keys.
 """
@@ -49,9 +51,13 @@ def read(span: Span) -> Classified:
         step = agent_run(span, attributes.get("gen_ai.agent.name"))
         return classified(NAME, step, conversation)
     if span.name == "call_llm":
-        result = classified(NAME, _model(span), conversation)
-        return result
-    result = _tool(span) if span.name.startswith("execute_tool") else otel_genai.read(span, NAME)
+        return classified(NAME, _model(span), conversation)
+    if span.name.startswith("execute_tool"):
+        result = _tool(span)
+    else:
+        result = otel_genai.read(span, NAME)
+        if attributes.get(otel_genai.OPERATION) in otel_genai.MODEL_OPERATIONS:
+            result.flags.discard("content_missing")  # its call_llm parent has the content
     result.conversation_id = conversation or result.conversation_id
     return result
 

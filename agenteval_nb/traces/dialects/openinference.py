@@ -63,6 +63,10 @@ def read(span: Span) -> Classified:
             result=attributes.get("output.value"),
             has_result="output.value" in attributes,
         )
+        if step.tool.id is None and isinstance(step.tool.result, dict):
+            # LangChain's ToolMessage names its call in the output
+            call_id = step.tool.result.get("tool_call_id")
+            step.tool.id = call_id if isinstance(call_id, str) else None
     elif kind == "AGENT" or (kind == "CHAIN" and span.parent_id is None):
         step = agent_run(
             span,
