@@ -123,25 +123,44 @@ def decode_messages(value: Any) -> list[Message]:
     """A list of messages (an input or a history) in any shape above; a JSON string is decoded
     first; a request object (``messages`` / ``input`` / ``contents``) gives its messages; a plain
     string is one user message."""
-    value = loads(value)
-    if isinstance(value, str):
-        return [_text_message("user", value)]
-    if isinstance(value, dict):
-        for key in ("messages", "input", "contents", "prompt"):
-            if key in value:
-                return decode_messages(value[key])
-        one = decode_message(value)
-        return [one] if one is not None else []
-    if not isinstance(value, list):
-        return []
-    if len(value) == 1 and isinstance(value[0], list):
-        value = value[0]  # LangChain batches: [[messages]]
     out = []
-    for item in value:
+    for item in _message_items(value):
         message = decode_message(item)
         if message is not None:
             out.append(message)
     return out
+
+
+def decode_recent(value: Any) -> list[Message]:
+    """The end of a message list, from its last user message that has text on (all of it when
+    none has): what a model call's input says about the current turn. Decodes from the end and
+    stops there, so a long resent history costs little."""
+    out = []
+    for item in reversed(_message_items(value)):
+        message = decode_message(item)
+        if message is None:
+            continue
+        out.append(message)
+        if message.role == "user" and message.text is not None:
+            break
+    out.reverse()
+    return out
+
+
+def _message_items(value: Any) -> list[Any]:
+    value = loads(value)
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        for key in ("messages", "input", "contents", "prompt"):
+            if key in value:
+                return _message_items(value[key])
+        return [value]
+    if not isinstance(value, list):
+        return []
+    if len(value) == 1 and isinstance(value[0], list):
+        return value[0]  # LangChain batches: [[messages]]
+    return value
 
 
 def decode_output(value: Any) -> Message | None:
@@ -174,6 +193,15 @@ def decode_output(value: Any) -> Message | None:
 
 def decode_message(item: Any, *, default_role: str | None = None) -> Message | None:
     """One message in any shape above; ``None`` when it is not a message at all."""
+    if type(item) is dict and type(item.get("parts")) is list and type(item.get("role")) is str:
+        # the common case first: an OTel GenAI / Gemini message of parts
+        role = item["role"]
+        message = Message(role=_ROLES.get(role) or role.lower())
+        reason = item.get("finish_reason")
+        message.finish_reason = reason if isinstance(reason, str) else None
+        for part in item["parts"]:
+            _add_part(message, part)
+        return message
     if isinstance(item, str):
         return _text_message(default_role or "user", item)
     if not isinstance(item, dict):
@@ -278,6 +306,13 @@ def _add_part(message: Message, part: Any) -> None:
         _add_text(message, part)
         return
     if not isinstance(part, dict):
+        return
+    if part.get("type") == "text":
+        text = part.get("content")
+        if text is None:
+            text = part.get("text")
+        if isinstance(text, str):
+            _add_text(message, text)
         return
     for wrapper in ("message_content", "tool_call"):
         if isinstance(part.get(wrapper), dict):

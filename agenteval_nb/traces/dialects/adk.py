@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_messages, decode_output
+from agenteval_nb.steps.messages import decode_output, decode_recent
 from agenteval_nb.steps.records import Content
 from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
@@ -67,7 +67,7 @@ def _model(span: Span) -> Any:
     request = attributes.get(REQUEST)
     response = attributes.get(RESPONSE)
     state = _placeholder(request) or _placeholder(response)
-    inputs = decode_messages(request) if request is not None and state is None else None
+    inputs = decode_recent(request) if request is not None and state is None else None
     output = decode_output(response) if response is not None and state is None else None
     call = model_call(
         span,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_messages, decode_output, loads
+from agenteval_nb.steps.messages import decode_output, decode_recent, loads
 from agenteval_nb.steps.records import OtherStep
 from agenteval_nb.traces.dialects import native_keys as keys
 from agenteval_nb.traces.dialects.classified import Classified, classified
@@ -92,7 +92,7 @@ def _model(span: Span, kind: str) -> Any:
         model = response.get("model")
     return model_call(
         span,
-        decode_messages(source) if source is not None else None,
+        decode_recent(source) if source is not None else None,
         decode_output(response) if response is not None else None,
         model=model,
         usage=usage_of(usage_source, USAGE_KEYS) if isinstance(usage_source, dict) else None,

@@ -20,8 +20,8 @@ from typing import Any
 from agenteval_nb.steps.messages import (
     Message,
     decode_message,
-    decode_messages,
     decode_output,
+    decode_recent,
     loads,
     unflatten,
 )
@@ -33,8 +33,6 @@ OUTPUT = "gen_ai.output.messages"
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 REFS = ("gen_ai.input.messages_ref", "gen_ai.output.messages_ref",
         "gen_ai.system_instructions_ref")  # fmt: skip
-_INDEXED = ("gen_ai.prompt.0.role", "gen_ai.prompt.0.content", "gen_ai.completion.0.role",
-            "gen_ai.completion.0.content")  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -50,7 +48,12 @@ class SpanMessages:
 
 def has_indexed(attributes: dict[str, Any]) -> bool:
     """Whether the span carries indexed prompt / completion attributes."""
-    return any(key in attributes for key in _INDEXED)
+    return (
+        "gen_ai.prompt.0.role" in attributes
+        or "gen_ai.prompt.0.content" in attributes
+        or "gen_ai.completion.0.role" in attributes
+        or "gen_ai.completion.0.content" in attributes
+    )
 
 
 def read_messages(span: Span) -> SpanMessages:
@@ -74,7 +77,7 @@ def read_messages(span: Span) -> SpanMessages:
     if has_indexed(attributes):
         prompt = unflatten(attributes, "gen_ai.prompt.")
         completion = unflatten(attributes, "gen_ai.completion.")
-        inputs = decode_messages(prompt) if isinstance(prompt, list) else []
+        inputs = decode_recent(prompt) if isinstance(prompt, list) else []
         output = None
         if isinstance(completion, list) and completion:
             output = decode_message(completion[0], default_role="assistant")
@@ -85,7 +88,7 @@ def read_messages(span: Span) -> SpanMessages:
 
 def _decoded(inputs: Any, output: Any, source: str) -> SpanMessages:
     return SpanMessages(
-        decode_messages(inputs) if inputs is not None else None,
+        decode_recent(inputs) if inputs is not None else None,
         decode_output(output) if output is not None else None,
         source,
         False,

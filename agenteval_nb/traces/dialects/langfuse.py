@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_message, decode_messages, decode_output, loads
+from agenteval_nb.steps.messages import decode_message, decode_output, decode_recent, loads
 from agenteval_nb.traces.dialects import native_keys as keys
 from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
@@ -99,7 +99,7 @@ def _model(span: Span) -> Any:
     usage = loads(attributes.get(keys.LANGFUSE_USAGE))
     return model_call(
         span,
-        decode_messages(source) if source is not None else None,
+        decode_recent(source) if source is not None else None,
         output,
         model=attributes.get(keys.LANGFUSE_MODEL),
         usage=usage_of(usage, USAGE_KEYS) if isinstance(usage, dict) else None,

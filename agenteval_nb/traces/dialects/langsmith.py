@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_messages, decode_output
+from agenteval_nb.steps.messages import decode_output, decode_recent
 from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
 from agenteval_nb.traces.dialects.step_readers import (
@@ -55,7 +55,7 @@ def read(span: Span) -> Classified:
     if kind in ("llm", "chat_model"):
         step = model_call(
             span,
-            decode_messages(source) if has_in else None,
+            decode_recent(source) if has_in else None,
             decode_output(produced) if has_out else None,
             model=attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model"),
             usage=usage_of(attributes, otel_genai.USAGE_KEYS),

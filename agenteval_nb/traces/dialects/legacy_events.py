@@ -35,6 +35,8 @@ def event_name(event: SpanEvent) -> str:
 
 def has_events(span: Span) -> bool:
     """Whether the span carries any legacy GenAI message event."""
+    if not span.events:
+        return False
     return any(event_name(event) in EVENT_ROLES for event in span.events)
 
 

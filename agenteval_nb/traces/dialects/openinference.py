@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import Message, decode_messages, decode_output, unflatten
+from agenteval_nb.steps.messages import Message, decode_output, decode_recent, unflatten
 from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
 from agenteval_nb.traces.dialects.step_readers import (
@@ -86,9 +86,9 @@ def _model(span: Span) -> Any:
     inputs: list[Message] | None = None
     output: Message | None = None
     if isinstance(flat_in, list):
-        inputs = decode_messages(flat_in)
+        inputs = decode_recent(flat_in)
     elif "input.value" in attributes:
-        inputs = decode_messages(attributes["input.value"])
+        inputs = decode_recent(attributes["input.value"])
     if isinstance(flat_out, list) and flat_out:
         output = decode_output(flat_out[:1])
     elif "output.value" in attributes:

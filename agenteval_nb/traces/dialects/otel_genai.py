@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_messages, decode_output, last_user_text
+from agenteval_nb.steps.messages import decode_output, decode_recent, last_user_text
 from agenteval_nb.steps.records import OtherStep
 from agenteval_nb.traces.dialects import genai_content
 from agenteval_nb.traces.dialects.classified import Classified, classified
@@ -69,7 +69,7 @@ def conversation(attributes: dict[str, Any]) -> str | None:
 
 def is_model_span(attributes: dict[str, Any]) -> bool:
     """Whether the attributes name a model (request or response)."""
-    return any(key in attributes for key in MODEL_KEYS)
+    return MODEL_KEYS[0] in attributes or MODEL_KEYS[1] in attributes
 
 
 def read(span: Span, dialect: str = NAME) -> Classified:
@@ -139,7 +139,7 @@ def read_agent(
     if name is None and " " in span.name:
         name = span.name.split(" ", 1)[1]
     source = attributes.get(genai_content.INPUT, history)
-    inputs = decode_messages(source) if source is not None else []
+    inputs = decode_recent(source) if source is not None else []
     input_text, _ = last_user_text(inputs)
     output = attributes.get(genai_content.OUTPUT)
     output_message = decode_output(output) if output is not None else None

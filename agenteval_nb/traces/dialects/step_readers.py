@@ -17,8 +17,8 @@ from agenteval_nb.steps.messages import (
     REDACTED,
     Message,
     arguments,
-    decode_messages,
     decode_output,
+    decode_recent,
     last_user_text,
     loads,
     tool_results_after,
@@ -221,7 +221,7 @@ def agent_input_text(value: Any) -> Any:
     """An agent's input: the last user text when the value is messages, else the value."""
     decoded = loads(value)
     if isinstance(decoded, dict | list):
-        text, _ = last_user_text(decode_messages(decoded))
+        text, _ = last_user_text(decode_recent(decoded))
         return text if text is not None else value
     return value
 

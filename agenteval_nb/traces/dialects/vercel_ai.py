@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_message, decode_messages, loads
+from agenteval_nb.steps.messages import decode_message, decode_recent, loads
 from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
 from agenteval_nb.traces.dialects.step_readers import (
@@ -95,7 +95,7 @@ def _model(span: Span) -> Any:
     model = attributes.get("ai.response.model") or attributes.get("ai.model.id")
     return model_call(
         span,
-        decode_messages(source) if source is not None else None,
+        decode_recent(source) if source is not None else None,
         output,
         model=model,
         usage=usage_of(attributes, USAGE_KEYS),
