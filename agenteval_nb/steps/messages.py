@@ -211,10 +211,10 @@ def decode_message(item: Any, *, default_role: str | None = None) -> Message | N
     if not isinstance(inner, dict) and isinstance(content, dict) and "parts" in content:
         inner = content
     if isinstance(inner, dict):
-        message = decode_message(inner, default_role=default_role)
-        if message is not None and message.finish_reason is None:
-            message.finish_reason = _reason(item)
-        return message
+        unwrapped = decode_message(inner, default_role=default_role)
+        if unwrapped is not None and unwrapped.finish_reason is None:
+            unwrapped.finish_reason = _reason(item)
+        return unwrapped
     kind = item.get("type")
     if kind in ("function_call", "function_call_output") and "role" not in item:
         message = Message(role="assistant" if kind == "function_call" else "tool")

@@ -11,6 +11,7 @@ from agenteval_nb.traces.dialects import classify
 from agenteval_nb.traces.spans import SpanEvent
 
 CONVENTION = "strands-evals/otel_genai_convention_spans.json"
+OPENAI_AGENTS = "strands-evals/openai_agents_genai_live_spans.json"
 
 
 def test_convention_fixture_operation_details_events_and_failing_tool() -> None:
@@ -181,3 +182,49 @@ def test_usage_names_old_and_new() -> None:
     }
     usage = classify(span(old)).step.usage  # type: ignore[union-attr]
     assert (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens) == (11, 5, 2)
+
+
+def test_cut_json_is_truncated_and_non_json_is_garbled() -> None:
+    """A JSON message attribute cut by the SDK's value length limit, and one that is not JSON."""
+    cut = '[{"role": "user", "parts": [{"type": "text", "content": "a long hist'
+    truncated = classify(span({"gen_ai.operation.name": "chat", "gen_ai.input.messages": cut}))
+    assert truncated.step.content is Content.TRUNCATED  # type: ignore[union-attr]
+    assert truncated.flags == {"truncated"}
+    assert truncated.step.last_user_text is None  # type: ignore[union-attr]
+    garbled = classify(
+        span(
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.input.messages": "hello there",
+                "gen_ai.output.messages": json.dumps(
+                    [{"role": "assistant", "parts": [{"type": "text", "content": "hi"}]}]
+                ),
+            }
+        )
+    )
+    assert garbled.flags == {"garbled"}
+    assert garbled.step.output_text == "hi"  # type: ignore[union-attr]
+    assert garbled.step.last_user_text is None  # type: ignore[union-attr]
+
+
+def test_openai_agents_capture_through_genai_instrumentation() -> None:
+    """strands-agents/evals' live OpenAI Agents SDK run (agents as tools): every model call,
+    tool and agent is recovered; tool spans of this instrumentation carry no call ids."""
+    results = [classify(one) for one in span_dict_fixture(OPENAI_AGENTS)]
+    tools = [(r.step.tool.name, r.step.tool.arguments, r.step.tool.result)
+             for r in results if isinstance(r.step, ToolRun)]  # fmt: skip
+    assert tools[0] == ("lookup_stock_price", {"ticker": "AMZN"}, "AMZN: $240.98")
+    assert [name for name, _, _ in tools] == [
+        "lookup_stock_price",
+        "ask_research_specialist",
+        "multiply_numbers",
+        "multiply_numbers",
+        "ask_math_specialist",
+    ]
+    agents = [r.step.name for r in results if isinstance(r.step, AgentRun)]
+    assert agents == ["research_specialist", "math_specialist", "coordinator", "Agent Workflow"]
+    models = [r.step for r in results if isinstance(r.step, ModelCall)]
+    assert len(models) == 8 and all(m.content is Content.PRESENT for m in models)
+    assert models[0].last_user_text.startswith("Look up the stock price for AMZN")  # type: ignore[union-attr]
+    assert models[2].output_text == "The current stock price of Amazon (AMZN) is $240.98."
+    assert all(r.flags == set() for r in results)

@@ -44,6 +44,9 @@ class SpanMessages:
     output: Message | None
     source: str | None
     external: bool
+    problem: str | None = None
+    """``truncated`` (a JSON value cut short: the SDK's length limit) or ``garbled`` (a value
+    that is not JSON at all) when a JSON attribute could not be read; it then counts as absent"""
 
 
 def has_indexed(attributes: dict[str, Any]) -> bool:
@@ -60,14 +63,14 @@ def read_messages(span: Span) -> SpanMessages:
     """The span's messages from the first place that has them (see the module order)."""
     attributes = span.attributes
     if INPUT in attributes or OUTPUT in attributes:
-        return _decoded(attributes.get(INPUT), attributes.get(OUTPUT), "otel_genai")
+        return _decoded(attributes.get(INPUT), attributes.get(OUTPUT), "otel_genai", strict=True)
     for event in span.events:
         if legacy_events.event_name(event) == DETAILS_EVENT:
             source = event.attributes
             if INPUT not in source and OUTPUT not in source:
                 body = loads(event.body)
                 source = body if isinstance(body, dict) else source
-            return _decoded(source.get(INPUT), source.get(OUTPUT), "otel_genai")
+            return _decoded(source.get(INPUT), source.get(OUTPUT), "otel_genai", strict=True)
     legacy = legacy_events.messages(span) if span.events else None
     if legacy is not None:
         return SpanMessages(legacy[0], legacy[1], "otel_genai_events", False)
@@ -86,10 +89,28 @@ def read_messages(span: Span) -> SpanMessages:
     return SpanMessages(None, None, None, external)
 
 
-def _decoded(inputs: Any, output: Any, source: str) -> SpanMessages:
+def _decoded(inputs: Any, output: Any, source: str, *, strict: bool = False) -> SpanMessages:
+    """Decoded messages; ``strict``: the values must be JSON (a string that does not parse
+    counts as absent, and says why)."""
+    problem = None
+    if strict:
+        inputs, in_problem = _json_value(inputs)
+        output, out_problem = _json_value(output)
+        problem = in_problem or out_problem
     return SpanMessages(
         decode_recent(inputs) if inputs is not None else None,
         decode_output(output) if output is not None else None,
         source,
         False,
+        problem,
     )
+
+
+def _json_value(value: Any) -> tuple[Any, str | None]:
+    if not isinstance(value, str):
+        return value, None
+    decoded = loads(value)
+    if decoded is not value:
+        return decoded, None
+    text = value.lstrip()
+    return None, ("truncated" if text[:1] in ("[", "{") else "garbled")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from agenteval_nb.steps.messages import decode_output, decode_recent, last_user_text
-from agenteval_nb.steps.records import OtherStep
+from agenteval_nb.steps.records import Content, OtherStep
 from agenteval_nb.traces.dialects import genai_content
 from agenteval_nb.traces.dialects.classified import Classified, classified
 from agenteval_nb.traces.dialects.step_readers import (
@@ -99,8 +99,13 @@ def read_model(span: Span, dialect: str = NAME) -> Classified:
         finish_reason=attributes.get("gen_ai.response.finish_reasons"),
         external=found.external,
     )
+    if found.problem == "truncated" and step.content is Content.MISSING:
+        step.content = Content.TRUNCATED
     name = found.source if dialect == NAME and found.source is not None else dialect
-    return classified(name, step, conversation(attributes))
+    result = classified(name, step, conversation(attributes))
+    if found.problem is not None:
+        result.flags.add(found.problem)
+    return result
 
 
 def read_tool(
