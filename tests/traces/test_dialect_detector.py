@@ -78,3 +78,15 @@ def test_agent_spans_never_flag_content_missing() -> None:
     result = classify(span({"gen_ai.operation.name": "invoke_agent"}, name="invoke_agent x"))
     assert isinstance(result.step, AgentRun) and result.step.name == "x"
     assert result.flags == set()
+
+
+def test_log_record_named_by_its_event_name_attribute() -> None:
+    from agenteval_nb.traces.spans import SpanEvent
+
+    log = SpanEvent(
+        "log", attributes={"event.name": "gen_ai.user.message"}, body={"content": "hey"},
+        from_log=True,
+    )  # fmt: skip
+    result = classify(span({"gen_ai.operation.name": "chat"}, events=[log]))
+    assert result.dialect == "otel_genai_events"
+    assert result.step.last_user_text == "hey"  # type: ignore[union-attr]

@@ -283,4 +283,22 @@ def test_langfuse_observations() -> None:
     assert (trace.step.input_text, trace.step.output_text) == ("question", "answer")
     missing = classify(span({keys.LANGFUSE_TYPE: "GENERATION"}))
     assert missing.step.content is Content.MISSING  # type: ignore[union-attr]
-    assert isinstance(classify(span({keys.LANGFUSE_TYPE: "SPAN"})).step, OtherStep)
+    assert isinstance(classify(span({keys.LANGFUSE_TYPE: "SPAN"}, parent_id="p")).step, OtherStep)
+
+
+def test_langfuse_root_observation_takes_the_trace_texts() -> None:
+    root = classify(
+        span(
+            {
+                keys.LANGFUSE_TYPE: "SPAN",
+                keys.LANGFUSE_SESSION_ID: "s-1",
+                keys.LANGFUSE_TRACE_INPUT: {"messages": [{"role": "user", "content": "hi"}]},
+                keys.LANGFUSE_TRACE_OUTPUT: "hello",
+            },
+            name="agent-run",
+        )
+    )
+    assert isinstance(root.step, AgentRun) and root.conversation_id == "s-1"
+    assert (root.step.input_text, root.step.output_text) == ("hi", "hello")
+    nested = classify(span({keys.LANGFUSE_TYPE: "SPAN"}, parent_id="p"))
+    assert isinstance(nested.step, OtherStep)

@@ -5,8 +5,8 @@ types: ``agent`` → ``AgentRun``; ``generation`` (Chat Completions messages in 
 ``response`` (Responses input items / the Response; the exported form holds only the id and
 usage) → ``ModelCall``; ``function`` → ``ToolRun`` (arguments string in, result out; no call
 id); ``handoff``, ``guardrail``, ``custom``, ``mcp_tools`` … → ``OtherStep`` named after them.
-Conversation key: the trace's ``group_id``. ``trace_include_sensitive_data`` off leaves input and
-output out.
+Conversation key: the trace's ``group_id`` (on its top-level spans; grouping inherits it).
+``trace_include_sensitive_data`` off leaves input and output out.
 """
 
 from __future__ import annotations

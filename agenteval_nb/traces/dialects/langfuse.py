@@ -3,8 +3,10 @@
 ``GENERATION`` → ``ModelCall`` (``input`` in any chat shape, ``output``, ``model``,
 ``usageDetails``, ``toolCalls`` when the output names none); ``TOOL`` → ``ToolRun`` (name = the
 observation name; the call id from the original OTel attributes in ``metadata`` when there);
-``AGENT`` and the trace itself (``TRACE``) → ``AgentRun``; every other type → ``OtherStep``.
-``level`` ``ERROR`` with ``statusMessage`` is the error. Conversation key ``sessionId``.
+``AGENT``, the trace itself (``TRACE``) and any other root observation (a SPAN or CHAIN without
+parent) → ``AgentRun`` (its input / output, else the trace's); every other type → ``OtherStep``.
+``level`` ``ERROR`` with ``statusMessage`` is the error. Conversation key: the trace's
+``sessionId``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agenteval_nb.traces.dialects.step_readers import (
 from agenteval_nb.traces.spans import Span
 
 NAME = "langfuse"
+_LEAVES = frozenset({"GENERATION", "TOOL", "EVENT", "EMBEDDING", "RETRIEVER", "EVALUATOR"})
 USAGE_KEYS: dict[str, tuple[str, ...]] = {
     "input_tokens": ("input", "promptTokens", "input_tokens"),
     "output_tokens": ("output", "completionTokens", "output_tokens"),
@@ -45,7 +48,9 @@ def read(span: Span) -> Classified:
     """The observation's step by its type (see the module rule)."""
     attributes = span.attributes
     kind = str(attributes.get(keys.LANGFUSE_TYPE, "")).upper()
-    conversation = conversation_key(attributes, (keys.LANGFUSE_SESSION_ID,))
+    conversation = conversation_key(
+        attributes, (keys.LANGFUSE_SESSION_ID, keys.LANGFUSE_OBSERVATION_SESSION_ID)
+    )
     error = None
     if str(attributes.get(keys.LANGFUSE_LEVEL, "")).upper() == "ERROR":
         error = str(attributes.get(keys.LANGFUSE_STATUS_MESSAGE) or "error")
@@ -66,13 +71,14 @@ def read(span: Span) -> Classified:
             result=attributes.get(keys.LANGFUSE_OUTPUT),
             has_result=attributes.get(keys.LANGFUSE_OUTPUT) is not None,
         )
-    elif kind in ("AGENT", "TRACE"):
-        step = agent_run(
-            span,
-            span.name,
-            agent_input_text(attributes.get(keys.LANGFUSE_INPUT)),
-            agent_output_text(attributes.get(keys.LANGFUSE_OUTPUT)),
-        )
+    elif kind in ("AGENT", "TRACE") or (span.parent_id is None and kind not in _LEAVES):
+        given = attributes.get(keys.LANGFUSE_INPUT)
+        produced = attributes.get(keys.LANGFUSE_OUTPUT)
+        if given is None:
+            given = attributes.get(keys.LANGFUSE_TRACE_INPUT)
+        if produced is None:
+            produced = attributes.get(keys.LANGFUSE_TRACE_OUTPUT)
+        step = agent_run(span, span.name, agent_input_text(given), agent_output_text(produced))
     else:
         step = otel_genai.other_step(span)
     if error is not None:

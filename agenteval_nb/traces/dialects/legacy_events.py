@@ -26,11 +26,12 @@ CHOICE = "gen_ai.choice"
 
 
 def event_name(event: SpanEvent) -> str:
-    """A span event's name, or a log record's event name (``event.name`` attribute)."""
-    if event.name:
+    """A span event's name, or a log record's event name (its own, else the ``event.name`` /
+    ``gen_ai.event.name`` attribute)."""
+    if event.name and not (event.from_log and event.name == "log"):
         return event.name
     name = event.attributes.get("event.name") or event.attributes.get("gen_ai.event.name")
-    return name if isinstance(name, str) else ""
+    return name if isinstance(name, str) else event.name
 
 
 def has_events(span: Span) -> bool:
