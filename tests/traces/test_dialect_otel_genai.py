@@ -124,7 +124,9 @@ def test_tool_span_without_content_keeps_name_and_id() -> None:
 def test_result_key_variants_and_nonstandard_input_output() -> None:
     """``gen_ai.tool.call.result`` / ``.response``, and the ``input``/``output`` keys of the
     openinference fixture's execute_tool span."""
-    fixture = classify(attribute_fixture("openinference/otel_genai_tool_execution_span.json"))
+    fixture = classify(
+        attribute_fixture("openinference/attributes/otel_genai_tool_execution_span.json")
+    )
     tool = fixture.step
     assert isinstance(tool, ToolRun)
     assert tool.tool.arguments == {"city": "New York"}

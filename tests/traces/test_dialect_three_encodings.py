@@ -194,9 +194,9 @@ def test_agent_texts_agree_between_current_and_openinference() -> None:
 # --- the public fixtures: Arize-ai/openinference js/packages/openinference-genai (three encodings)
 
 FIXTURES = {
-    "otel_genai": "openinference/otel_genai_client_span_tool_calls.json",
-    "deprecated gen_ai.prompt": "openinference/otel_genai_deprecated_client_span_tool_calls.json",
-    "openinference": "openinference/openinference_client_span_tool_calls.json",
+    "otel_genai": "openinference/attributes/otel_genai_client_span_tool_calls.json",
+    "deprecated gen_ai.prompt": "openinference/attributes/otel_genai_deprecated_client_span_tool_calls.json",
+    "openinference": "openinference/attributes/openinference_client_span_tool_calls.json",
 }
 
 
@@ -221,7 +221,9 @@ def test_openinference_fixtures_three_encodings_identical() -> None:
 def test_openinference_fixture_input_output_only() -> None:
     """``input.value`` / ``output.value`` hold the messages when no flattened keys exist."""
     step = classify(
-        attribute_fixture("openinference/openinference_client_span_input_output_only.json")
+        attribute_fixture(
+            "openinference/attributes/openinference_client_span_input_output_only.json"
+        )
     ).step
     assert isinstance(step, ModelCall)
     assert step.last_user_text == "Weather in Paris?"
