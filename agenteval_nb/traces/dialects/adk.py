@@ -9,7 +9,8 @@ ADK; a ``generate_content`` span is the inner layer of its ``call_llm`` (which h
 so its step says ``MISSING`` (the builder keeps the layer with content) without flagging the
 trace. With content capture off ADK writes placeholders: ``{}`` (missing) and
 ``<not specified>`` (redacted). ADK spans carry ``gen_ai.operation.name`` too, so the detector
-asks the scope first: their content lives in ADK's own keys.
+asks for ADK first (its scope, or its ``gcp.vertex.agent.*`` keys): their content lives in ADK's
+own keys.
 """
 
 from __future__ import annotations
@@ -39,8 +40,16 @@ PLACEHOLDERS = {"{}": Content.MISSING, "<not specified>": Content.REDACTED, "": 
 
 
 def claims(span: Span) -> bool:
-    """Spans of ADK's instrumentation scope."""
-    return span.scope == SCOPE
+    """Spans of ADK's instrumentation scope, or carrying ADK's own keys (some exports lose the
+    scope: a Tempo batch names one scope for all its spans)."""
+    attributes = span.attributes
+    return (
+        span.scope == SCOPE
+        or "gcp.vertex.agent.event_id" in attributes
+        or "gcp.vertex.agent.invocation_id" in attributes
+        or REQUEST in attributes
+        or TOOL_ARGS in attributes
+    )
 
 
 def read(span: Span) -> Classified:

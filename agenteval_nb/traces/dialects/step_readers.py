@@ -201,7 +201,10 @@ def text_of(value: Any) -> str | None:
 
 
 def first_text(value: Any) -> str | None:
-    """A string, or the first string of a list (``gen_ai.response.finish_reasons``)."""
+    """A string, or the first string of a list (``gen_ai.response.finish_reasons``; a JSON
+    array string as Jaeger and Tempo keep arrays)."""
+    if isinstance(value, str) and value[:1] == "[":
+        value = loads(value)
     if isinstance(value, list):
         value = value[0] if value else None
     return value if isinstance(value, str) else None
