@@ -57,7 +57,7 @@ def read(span: Span) -> Classified:
             span,
             decode_recent(source) if has_in else None,
             decode_output(produced) if has_out else None,
-            model=attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model"),
+            model=attributes.get("gen_ai.request.model") or attributes.get("gen_ai.response.model"),
             usage=usage_of(attributes, otel_genai.USAGE_KEYS),
         )
     elif kind == "tool":

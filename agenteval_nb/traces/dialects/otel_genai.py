@@ -6,7 +6,8 @@ them (:mod:`genai_content`: the dialect reported is where the content was found)
 ``execute_tool`` → ``ToolRun`` (``gen_ai.tool.name`` / ``.call.id`` / ``.call.arguments`` /
 ``.call.result``; the non-standard ``input`` / ``output`` keys accepted); ``invoke_agent`` /
 ``invoke_workflow`` → ``AgentRun``; anything else (embeddings, create_agent, memory …) →
-``OtherStep``. Usage comes from this span's ``gen_ai.usage.*`` only (old names accepted).
+``OtherStep``. Usage comes from this span's ``gen_ai.usage.*`` only (old names accepted); the model is
+the requested one (else the responding one).
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ OPERATION = "gen_ai.operation.name"
 MODEL_OPERATIONS = frozenset({"chat", "generate_content", "text_completion", "responses"})
 AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow"})
 TOOL_OPERATION = "execute_tool"
-MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model")
+MODEL_KEYS = ("gen_ai.request.model", "gen_ai.response.model")
+"""request first: the name every layer of one call agrees on (ADK's ``call_llm`` knows only the
+request model; the client layer under it answers with a dated variant), so duplicates match"""
 CONVERSATION_KEYS = (
     "gen_ai.conversation.id",
     "session.id",
