@@ -6,8 +6,8 @@ them (:mod:`genai_content`: the dialect reported is where the content was found)
 ``execute_tool`` → ``ToolRun`` (``gen_ai.tool.name`` / ``.call.id`` / ``.call.arguments`` /
 ``.call.result``; the non-standard ``input`` / ``output`` keys accepted); ``invoke_agent`` /
 ``invoke_workflow`` → ``AgentRun``; anything else (embeddings, create_agent, memory …) →
-``OtherStep``. Usage comes from this span's ``gen_ai.usage.*`` only (old names accepted); the model is
-the requested one (else the responding one).
+``OtherStep``. Usage comes from this span's ``gen_ai.usage.*`` only (old names accepted);
+the model is the requested one (else the responding one).
 """
 
 from __future__ import annotations
