@@ -62,10 +62,13 @@ class Message:
 
 
 def loads(value: Any) -> Any:
-    """A JSON string decoded; anything else (or a string that is not JSON) returned as is."""
+    """A JSON object, array or string literal (``"\"text\""``) decoded; anything else (or a
+    string that is not JSON) returned as is."""
     if isinstance(value, str | bytes):
         text = value.strip() if isinstance(value, str) else value
-        if text[:1] in ("{", "[", b"{", b"["):
+        if text[:1] in ("{", "[", b"{", b"[") or (
+            len(text) > 1 and text[:1] in ('"', b'"') and text[-1:] in ('"', b'"')
+        ):
             try:
                 return orjson.loads(text)
             except orjson.JSONDecodeError:

@@ -9,11 +9,12 @@ from agenteval_nb.traces.dialects import CONTENT_SWITCH, DIALECTS, classify
 
 
 def test_dialects_order_and_every_dialect_has_a_content_switch() -> None:
-    assert DIALECTS[0] == "openinference" and DIALECTS[-1] == "unclaimed"
+    assert DIALECTS[:3] == ("agents_sdk", "langfuse", "openinference")
+    assert DIALECTS[-1] == "unclaimed"
     assert DIALECTS.index("adk") < DIALECTS.index("otel_genai")
     assert DIALECTS.index("otel_genai") < DIALECTS.index("otel_genai_events")
     assert DIALECTS.index("otel_genai_events") < DIALECTS.index("openllmetry")
-    assert DIALECTS.index("langfuse") < DIALECTS.index("heuristic")
+    assert DIALECTS.index("vercel_ai") < DIALECTS.index("heuristic")
     assert set(CONTENT_SWITCH) == set(DIALECTS)
     assert all(CONTENT_SWITCH[name] for name in DIALECTS if name != "unclaimed")
 

@@ -302,3 +302,19 @@ def test_langfuse_root_observation_takes_the_trace_texts() -> None:
     assert (root.step.input_text, root.step.output_text) == ("hi", "hello")
     nested = classify(span({keys.LANGFUSE_TYPE: "SPAN"}, parent_id="p"))
     assert isinstance(nested.step, OtherStep)
+
+
+def test_a_langfuse_observation_named_like_a_vercel_span_is_langfuse() -> None:
+    """The observation keeps Vercel's span name, but its fields are Langfuse's."""
+    result = classify(
+        span(
+            {
+                keys.LANGFUSE_TYPE: "GENERATION",
+                keys.LANGFUSE_INPUT: [{"role": "user", "content": "hi"}],
+                keys.LANGFUSE_OUTPUT: '"hello"',
+            },
+            name="ai.generateText.doGenerate",
+        )
+    )
+    assert result.dialect == "langfuse"
+    assert result.step.output_text == "hello"  # type: ignore[union-attr]

@@ -5,16 +5,18 @@ that does reads it (first match wins). Each check is one dict lookup or a string
 dialect decodes JSON only for the attributes it reads, so classifying stays cheap on files of
 millions of spans. Order and why:
 
-1. ``openinference`` — ``openinference.span.kind``;
-2. ``adk`` — scope ``gcp.vertex.agent`` (before GenAI: its spans also name a GenAI operation but
-   keep their content in ADK's own keys);
-3. ``pydantic_ai`` — scope ``pydantic-ai`` or its v2 span names (same reason: ``final_result``);
-4. ``otel_genai`` — ``gen_ai.operation.name`` (reported as ``otel_genai_events`` /
+1. ``agents_sdk`` / 2. ``langfuse`` — the native keys their own readers write
+   (:mod:`native_keys`): such a span is from that source whatever its name says (a Langfuse
+   observation named ``ai.generateText`` is not a Vercel span: its fields are Langfuse's);
+3. ``openinference`` — ``openinference.span.kind``;
+4. ``adk`` — scope ``gcp.vertex.agent`` or ADK's own keys (before GenAI: its spans also name a
+   GenAI operation but keep their content in ADK's keys);
+5. ``pydantic_ai`` — scope ``pydantic-ai`` or its v2 span names (same reason: ``final_result``);
+6. ``otel_genai`` — ``gen_ai.operation.name`` (reported as ``otel_genai_events`` /
    ``openllmetry`` when the content came from legacy events / indexed attributes);
-5. ``otel_genai_events`` — legacy per-message events on a span that names no operation;
-6. ``openllmetry`` — ``traceloop.span.kind`` or indexed ``gen_ai.prompt.N.*``;
-7. ``langsmith`` — ``langsmith.span.kind``;  8. ``vercel_ai`` — ``ai.operationId`` / ``ai.*``;
-9. ``agents_sdk`` / 10. ``langfuse`` — the native keys their readers write (:mod:`native_keys`);
+7. ``otel_genai_events`` — legacy per-message events on a span that names no operation;
+8. ``openllmetry`` — ``traceloop.span.kind`` or indexed ``gen_ai.prompt.N.*``;
+9. ``langsmith`` — ``langsmith.span.kind``;  10. ``vercel_ai`` — ``ai.operationId`` / ``ai.*``;
 11. ``heuristic`` — ``gen_ai.tool.name`` / ``gen_ai.tool.call.id`` ⇒ tool, a model attribute ⇒
     model call (a key prefix alone never classifies: HTTP spans stay unclaimed);
 12. ``unclaimed`` — an ``OtherStep``, never an error.
@@ -90,6 +92,8 @@ def _events_read(span: Span) -> Classified:
 
 
 _DETECTOR: tuple[tuple[str, Callable[[Span], bool], Callable[[Span], Classified]], ...] = (
+    (agents_sdk.NAME, agents_sdk.claims, agents_sdk.read),
+    (langfuse.NAME, langfuse.claims, langfuse.read),
     (openinference.NAME, openinference.claims, openinference.read),
     (adk.NAME, adk.claims, adk.read),
     (pydantic_ai.NAME, pydantic_ai.claims, pydantic_ai.read),
@@ -98,8 +102,6 @@ _DETECTOR: tuple[tuple[str, Callable[[Span], bool], Callable[[Span], Classified]
     (openllmetry.NAME, openllmetry.claims, openllmetry.read),
     (langsmith.NAME, langsmith.claims, langsmith.read),
     (vercel_ai.NAME, vercel_ai.claims, vercel_ai.read),
-    (agents_sdk.NAME, agents_sdk.claims, agents_sdk.read),
-    (langfuse.NAME, langfuse.claims, langfuse.read),
     (HEURISTIC, _heuristic_claims, _heuristic_read),
 )
 
