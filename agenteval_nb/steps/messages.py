@@ -223,6 +223,10 @@ def decode_message(item: Any, *, default_role: str | None = None) -> Message | N
         message = Message(role="assistant" if kind == "function_call" else "tool")
         _add_part(message, item)
         return message
+    if _is_bare_call(item):
+        message = Message(role="assistant")
+        _add_call(message, item, server=False)
+        return message
     role = role_of(item.get("role") or item.get("type")) or default_role
     message = Message(role=role)
     message.finish_reason = _reason(item)
@@ -270,7 +274,21 @@ def _last_assistant(messages: list[Message]) -> Message | None:
 
 
 def _is_response_item(item: dict[str, Any]) -> bool:
+    """A Responses output item, or a bare tool call (a list of them is one model output)."""
+    if _is_bare_call(item):
+        return True
     return item.get("type") in ("message", "function_call", "reasoning") and "parts" not in item
+
+
+def _is_bare_call(item: dict[str, Any]) -> bool:
+    """A tool call standing alone (Vercel ``{toolCallId, toolName, input}``, a typed call part)."""
+    if "role" in item:
+        return False
+    return (
+        "toolCallId" in item
+        or "toolName" in item
+        or item.get("type") in ("tool_call", "tool-call", "tool_use")
+    )
 
 
 def _merged(items: list[Any]) -> Message:

@@ -194,3 +194,13 @@ def test_arguments_decode_any_json_else_raw() -> None:
     assert arguments("5") == 5
     assert arguments("Paris") == "Paris"
     assert arguments({"a": 1}) == {"a": 1}
+
+
+def test_a_list_of_bare_tool_calls_is_one_output() -> None:
+    """Vercel AI's ``ai.response.toolCalls`` as Langfuse stores a generation's output."""
+    output = decode_output(
+        '[{"toolCallId":"c1","toolName":"getWeather","input":"{\\"location\\":\\"SF\\"}"},'
+        '{"toolCallId":"c2","toolName":"getTime","input":"{}"}]'
+    )
+    assert output is not None and output.role == "assistant" and output.text is None
+    assert _calls(output) == [("c1", "getWeather", {"location": "SF"}), ("c2", "getTime", {})]
