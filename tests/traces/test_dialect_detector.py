@@ -40,6 +40,8 @@ def test_http_and_infrastructure_spans_are_unclaimed() -> None:
         assert result.dialect == "unclaimed"
         assert isinstance(result.step, OtherStep) and result.step.error == "503"
         assert result.flags == set() and result.conversation_id is None
+    root = classify(span({"session.id": "from-baggage"}, name="my turn"))
+    assert root.dialect == "unclaimed" and root.conversation_id == "from-baggage"
 
 
 def test_heuristics_tool_and_model() -> None:

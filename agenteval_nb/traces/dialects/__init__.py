@@ -112,8 +112,9 @@ DIALECTS: tuple[str, ...] = (*(name for name, _, _ in _DETECTOR), UNCLAIMED)
 def classify(span: Span, *, group_by: str | None = None) -> Classified:
     """The span's dialect, step, own conversation key and flags (see the module order).
 
-    ``group_by``: an attribute the user chose as the conversation key; when given, the key is
-    that attribute's value (as a string), or ``None`` when the span lacks it.
+    The conversation key is the dialect's own, else the generic ``gen_ai.conversation.id`` /
+    ``session.id`` of any span. ``group_by``: an attribute the user chose as the conversation key;
+    when given, the key is that attribute's value (as a string), or ``None`` when the span lacks it.
     """
     result: Classified | None = None
     for _, claims, read in _DETECTOR:
@@ -125,6 +126,9 @@ def classify(span: Span, *, group_by: str | None = None) -> Classified:
     if group_by is not None:
         value: Any = span.attributes.get(group_by)
         result.conversation_id = None if value is None or value == "" else str(value)
+    elif result.conversation_id is None:
+        # the generic keys on any span (an unclaimed root, baggage copied onto every span)
+        result.conversation_id = otel_genai.conversation(span.attributes)
     if span.dropped_attributes > 0:
         result.flags.add("dropped_attributes")
     return result
