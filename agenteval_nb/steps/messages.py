@@ -366,7 +366,8 @@ def _add_call(message: Message, part: dict[str, Any], *, server: bool) -> None:
     if raw == REDACTED:
         message.redacted = True
         raw = None
-    call_id = _first(part, ("id", "call_id", "toolCallId", "tool_call_id"))
+    # a Responses function_call: ``call_id`` is what its output answers (``id`` is the item's)
+    call_id = _first(part, ("call_id", "id", "toolCallId", "tool_call_id"))
     name = _first(function, ("name", "toolName"))
     message.tool_calls.append(
         ToolUse(id=_str(call_id), name=_str(name), arguments=arguments(raw), server=server)

@@ -84,7 +84,13 @@ def test_responses_items() -> None:
     request = {
         "input": [
             {"role": "user", "content": [{"type": "input_text", "text": "weather?"}]},
-            {"type": "function_call", "call_id": "fc1", "name": "w", "arguments": "{}"},
+            {
+                "type": "function_call",
+                "id": "fc_item",
+                "call_id": "fc1",
+                "name": "w",
+                "arguments": "{}",
+            },
             {"type": "function_call_output", "call_id": "fc1", "output": "sunny"},
         ]
     }
