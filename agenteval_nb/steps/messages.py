@@ -125,7 +125,7 @@ def role_of(value: Any) -> str | None:
 def decode_messages(value: Any) -> list[Message]:
     """A list of messages (an input or a history) in any shape above; a JSON string is decoded
     first; a request object (``messages`` / ``input`` / ``contents``) gives its messages; a plain
-    string is one user message."""
+    string is one user message; ADK's runner input ``{new_message}`` its message."""
     out = []
     for item in _message_items(value):
         message = decode_message(item)
@@ -155,7 +155,7 @@ def _message_items(value: Any) -> list[Any]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        for key in ("messages", "input", "contents", "prompt"):
+        for key in ("messages", "input", "contents", "prompt", "new_message"):
             if key in value:
                 return _message_items(value[key])
         return [value]

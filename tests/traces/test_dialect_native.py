@@ -318,3 +318,20 @@ def test_a_langfuse_observation_named_like_a_vercel_span_is_langfuse() -> None:
     )
     assert result.dialect == "langfuse"
     assert result.step.output_text == "hello"  # type: ignore[union-attr]
+
+
+def test_agent_texts_from_json_literals_runner_inputs_and_message_lists() -> None:
+    """Langfuse keeps encoded inputs (``"\\"text\\""``), ADK's runner input is
+    ``{new_message}``, an agent's output may be its new messages (the answer last)."""
+    quoted = classify(span({keys.LANGFUSE_TYPE: "AGENT", keys.LANGFUSE_INPUT: '"What is X?"',
+                            keys.LANGFUSE_OUTPUT: '"X is Y."'}))  # fmt: skip
+    assert (quoted.step.input_text, quoted.step.output_text) == ("What is X?", "X is Y.")  # type: ignore[union-attr]
+    runner = {"user_id": "u", "new_message": {"role": "user", "parts": [{"text": "hi"}]}}
+    produced = [
+        {"role": "assistant", "parts": [{"type": "tool_call", "id": "c", "name": "f"}]},
+        {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c", "response": 1}]},
+        {"role": "assistant", "parts": [{"type": "text", "content": "done"}]},
+    ]
+    agent = classify(span({keys.LANGFUSE_TYPE: "AGENT", keys.LANGFUSE_INPUT: json.dumps(runner),
+                           keys.LANGFUSE_OUTPUT: json.dumps(produced)}))  # fmt: skip
+    assert (agent.step.input_text, agent.step.output_text) == ("hi", "done")  # type: ignore[union-attr]

@@ -17,6 +17,7 @@ from agenteval_nb.steps.messages import (
     REDACTED,
     Message,
     arguments,
+    decode_messages,
     decode_output,
     decode_recent,
     last_user_text,
@@ -221,19 +222,27 @@ def loads_result(value: Any) -> Any:
 
 
 def agent_input_text(value: Any) -> Any:
-    """An agent's input: the last user text when the value is messages, else the value."""
+    """An agent's input: the last user text when the value is messages (or a request holding
+    them), the decoded text of a JSON string literal, else the value."""
     decoded = loads(value)
     if isinstance(decoded, dict | list):
         text, _ = last_user_text(decode_recent(decoded))
         return text if text is not None else value
-    return value
+    return decoded
 
 
 def agent_output_text(value: Any) -> Any:
-    """An agent's output: the last assistant text when the value is messages, else the value."""
+    """An agent's output: the last assistant text when the value is messages (the run's new
+    messages: tool calls first, the answer last), the text of a response object, the decoded
+    text of a JSON string literal, else the value."""
     decoded = loads(value)
+    if isinstance(decoded, list):
+        for message in reversed(decode_messages(decoded)):
+            if message.role == "assistant" and message.text is not None:
+                return message.text
     if isinstance(decoded, dict | list):
-        message = decode_output(decoded)
-        if message is not None and message.text is not None:
-            return message.text
-    return value
+        output = decode_output(decoded)
+        if output is not None and output.text is not None:
+            return output.text
+        return value
+    return decoded
