@@ -259,7 +259,7 @@ def test_langfuse_observations() -> None:
                 keys.LANGFUSE_INPUT: {"q": 1},
                 keys.LANGFUSE_LEVEL: "ERROR",
                 keys.LANGFUSE_STATUS_MESSAGE: "timeout",
-                keys.LANGFUSE_METADATA: {"gen_ai.tool.call.id": "t1"},
+                keys.LANGFUSE_METADATA: {"attributes": {"gen_ai.tool.call.id": "t1"}},
             },
             name="pong",
         )
@@ -335,3 +335,22 @@ def test_agent_texts_from_json_literals_runner_inputs_and_message_lists() -> Non
     agent = classify(span({keys.LANGFUSE_TYPE: "AGENT", keys.LANGFUSE_INPUT: json.dumps(runner),
                            keys.LANGFUSE_OUTPUT: json.dumps(produced)}))  # fmt: skip
     assert (agent.step.input_text, agent.step.output_text) == ("hi", "done")  # type: ignore[union-attr]
+
+
+def test_langfuse_tool_from_langsmith_and_adk_producers() -> None:
+    """Claude Agent SDK via LangSmith → Langfuse wraps the arguments; ADK names the
+    observation ``execute_tool {name}``."""
+    wrapped = classify(
+        span(
+            {
+                keys.LANGFUSE_TYPE: "TOOL",
+                keys.LANGFUSE_INPUT: '{"input":{"city":"New York"}}',
+                keys.LANGFUSE_METADATA: json.dumps({"attributes": {"langsmith.span.kind": "tool"}}),
+            },
+            name="mcp__weather__get_weather",
+        )
+    ).step
+    assert wrapped.tool.arguments == {"city": "New York"}  # type: ignore[union-attr]
+    adk = classify(span({keys.LANGFUSE_TYPE: "TOOL", keys.LANGFUSE_INPUT: "{}"},
+                        name="execute_tool say_hello")).step  # fmt: skip
+    assert adk.tool.name == "say_hello" and adk.tool.arguments == {}  # type: ignore[union-attr]

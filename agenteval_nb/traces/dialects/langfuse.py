@@ -1,8 +1,9 @@
 """Langfuse observations (trace / session exports), read under :mod:`native_keys` ``langfuse.*``.
 
 ``GENERATION`` → ``ModelCall`` (``input`` in any chat shape, ``output``, ``model``,
-``usageDetails``, ``toolCalls`` when the output names none); ``TOOL`` → ``ToolRun`` (name = the
-observation name; the call id from the original OTel attributes in ``metadata`` when there);
+``usageDetails``, ``toolCalls`` when the output names none); ``TOOL`` → ``ToolRun`` (name and
+call id from the producer's OTel attributes that Langfuse keeps in ``metadata``, else the
+observation name without ``execute_tool``; LangSmith's ``{"input": …}`` wrapper removed);
 ``AGENT``, the trace itself (``TRACE``) and any other root observation (a SPAN or CHAIN without
 parent) → ``AgentRun`` (its input / output, else the trace's); every other type → ``OtherStep``.
 ``level`` ``ERROR`` with ``statusMessage`` is the error. Conversation key: the trace's
@@ -14,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from agenteval_nb.steps.messages import decode_message, decode_output, decode_recent, loads
+from agenteval_nb.traces.dialects import langsmith, otel_genai
 from agenteval_nb.traces.dialects import native_keys as keys
-from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
 from agenteval_nb.traces.dialects.step_readers import (
     agent_input_text,
@@ -58,15 +59,17 @@ def read(span: Span) -> Classified:
     if kind == "GENERATION":
         step = _model(span)
     elif kind == "TOOL":
-        metadata = loads(attributes.get(keys.LANGFUSE_METADATA))
-        call_id = None
-        if isinstance(metadata, dict):
-            call_id = metadata.get("gen_ai.tool.call.id") or metadata.get("tool_call_id")
+        original = _original_attributes(attributes)
+        call_id = original.get("gen_ai.tool.call.id") or original.get("tool_call_id")
+        args = attributes.get(keys.LANGFUSE_INPUT)
+        if "langsmith.span.kind" in original:
+            args = langsmith.tool_arguments(args)
+        name = original.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ")
         step = tool_run(
             span,
-            name=span.name,
+            name=name,
             call_id=call_id,
-            args=attributes.get(keys.LANGFUSE_INPUT),
+            args=args,
             has_args=attributes.get(keys.LANGFUSE_INPUT) is not None,
             result=attributes.get(keys.LANGFUSE_OUTPUT),
             has_result=attributes.get(keys.LANGFUSE_OUTPUT) is not None,
@@ -87,6 +90,16 @@ def read(span: Span) -> Classified:
         else:
             step.error = step.error or error
     return classified(NAME, step, conversation)
+
+
+def _original_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
+    """The producer's OTel attributes Langfuse kept in ``metadata`` (under ``attributes``, or
+    the metadata itself)."""
+    metadata = loads(attributes.get(keys.LANGFUSE_METADATA))
+    if not isinstance(metadata, dict):
+        return {}
+    inner = metadata.get("attributes")
+    return inner if isinstance(inner, dict) else metadata
 
 
 def _model(span: Span) -> Any:

@@ -2,8 +2,8 @@
 
 ``llm`` → ``ModelCall`` (messages in ``gen_ai.input.messages`` / ``gen_ai.prompt`` /
 ``input.value`` in LangChain, OpenAI or Anthropic shape; output in the matching ``…output…`` /
-``gen_ai.completion`` / ``output.value``); ``tool`` → ``ToolRun``; ``agent``, and a ``chain``
-that is a trace root → ``AgentRun``; the rest → ``OtherStep``. Conversation key: the thread
+``gen_ai.completion`` / ``output.value``); ``tool`` → ``ToolRun`` (its ``{"input": …}``
+wrapper removed); ``agent``, and a ``chain`` that is a trace root → ``AgentRun``; the rest → ``OtherStep``. Conversation key: the thread
 metadata (``langsmith.metadata.session_id`` / ``thread_id`` / ``conversation_id``).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval_nb.steps.messages import decode_output, decode_recent
+from agenteval_nb.steps.messages import decode_output, decode_recent, loads
 from agenteval_nb.traces.dialects import otel_genai
 from agenteval_nb.traces.dialects.classified import Classified, classified
 from agenteval_nb.traces.dialects.step_readers import (
@@ -65,7 +65,7 @@ def read(span: Span) -> Classified:
             span,
             name=attributes.get("gen_ai.tool.name") or span.name,
             call_id=attributes.get("gen_ai.tool.call.id"),
-            args=source,
+            args=tool_arguments(source),
             has_args=has_in,
             result=produced,
             has_result=has_out,
@@ -75,3 +75,12 @@ def read(span: Span) -> Classified:
     else:
         step = otel_genai.other_step(span)
     return classified(NAME, step, conversation)
+
+
+def tool_arguments(value: Any) -> Any:
+    """A tool run's inputs: LangSmith wraps a tool's single input as ``{"input": …}``; the
+    wrapped object is the arguments."""
+    decoded = loads(value)
+    if isinstance(decoded, dict) and len(decoded) == 1 and isinstance(decoded.get("input"), dict):
+        return decoded["input"]
+    return value
