@@ -3,8 +3,9 @@
 ``llm`` → ``ModelCall`` (messages in ``gen_ai.input.messages`` / ``gen_ai.prompt`` /
 ``input.value`` in LangChain, OpenAI or Anthropic shape; output in the matching ``…output…`` /
 ``gen_ai.completion`` / ``output.value``); ``tool`` → ``ToolRun`` (its ``{"input": …}``
-wrapper removed); ``agent``, and a ``chain`` that is a trace root → ``AgentRun``; the rest → ``OtherStep``. Conversation key: the thread
-metadata (``langsmith.metadata.session_id`` / ``thread_id`` / ``conversation_id``).
+wrapper removed); ``agent``, and a ``chain`` that is a trace root → ``AgentRun``; the rest →
+``OtherStep``. Conversation key: the thread metadata (``langsmith.metadata.session_id`` /
+``thread_id`` / ``conversation_id``).
 """
 
 from __future__ import annotations
