@@ -349,7 +349,8 @@ def _add_part(message: Message, part: Any) -> None:
         _add_call(message, part, server=False)
     elif kind == "server_tool_call":
         _add_call(message, part, server=True)
-    elif kind in ("tool_call_response", "tool_result", "function_call_output", "tool-result"):
+    elif kind in ("tool_call_response", "tool_result", "function_call_output", "tool-result",
+                  "server_tool_call_response"):  # fmt: skip
         _add_result(message, part)
     elif kind is None and isinstance(part.get("function_call"), dict):
         _add_call(message, part["function_call"], server=False)

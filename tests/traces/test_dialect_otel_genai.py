@@ -230,3 +230,16 @@ def test_openai_agents_capture_through_genai_instrumentation() -> None:
     assert models[0].last_user_text.startswith("Look up the stock price for AMZN")  # type: ignore[union-attr]
     assert models[2].output_text == "The current stock price of Amazon (AMZN) is $240.98."
     assert all(r.flags == set() for r in results)
+
+
+def test_semantic_kernel_content_events() -> None:
+    """Semantic Kernel's older spans: operation ``chat.completions``, content on events."""
+    prompt = json.dumps([{"role": "user", "content": "sk question"}])
+    completion = json.dumps([{"role": "assistant", "content": "sk answer"}])
+    events = [
+        SpanEvent("gen_ai.content.prompt", attributes={"gen_ai.prompt": prompt}),
+        SpanEvent("gen_ai.content.completion", attributes={"gen_ai.completion": completion}),
+    ]
+    model = classify(span({"gen_ai.operation.name": "chat.completions"}, events=events)).step
+    assert isinstance(model, ModelCall)
+    assert (model.last_user_text, model.output_text) == ("sk question", "sk answer")

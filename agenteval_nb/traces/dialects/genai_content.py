@@ -5,8 +5,8 @@
 2. the ``gen_ai.client.inference.operation.details`` event (span event attributes, or a log
    record's body / attributes) — ``otel_genai``;
 3. legacy per-message events (v1.28–v1.36) — ``otel_genai_events``;
-4. the deprecated single attributes ``gen_ai.prompt`` / ``gen_ai.completion`` (JSON) —
-   ``otel_genai``;
+4. Semantic Kernel's ``gen_ai.content.prompt`` / ``.completion`` events, then the deprecated
+   single attributes ``gen_ai.prompt`` / ``gen_ai.completion`` (JSON) — ``otel_genai``;
 5. indexed ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` — ``openllmetry``.
 
 None found: the content was not captured, unless a ``…_ref`` attribute says it lives elsewhere.
@@ -74,6 +74,9 @@ def read_messages(span: Span) -> SpanMessages:
     legacy = legacy_events.messages(span) if span.events else None
     if legacy is not None:
         return SpanMessages(legacy[0], legacy[1], "otel_genai_events", False)
+    content_events = _content_events(span) if span.events else None
+    if content_events is not None:
+        return _decoded(*content_events, "otel_genai")
     if "gen_ai.prompt" in attributes or "gen_ai.completion" in attributes:
         return _decoded(attributes.get("gen_ai.prompt"), attributes.get("gen_ai.completion"),
                         "otel_genai")  # fmt: skip
@@ -87,6 +90,18 @@ def read_messages(span: Span) -> SpanMessages:
         return SpanMessages(inputs, output, "openllmetry", False)
     external = any(key in attributes for key in REFS)
     return SpanMessages(None, None, None, external)
+
+
+def _content_events(span: Span) -> tuple[Any, Any] | None:
+    """Semantic Kernel's ``gen_ai.content.prompt`` / ``.completion`` events (the JSON in their
+    ``gen_ai.prompt`` / ``gen_ai.completion`` attributes)."""
+    prompt = completion = None
+    for event in span.events:
+        if event.name == "gen_ai.content.prompt":
+            prompt = event.attributes.get("gen_ai.prompt")
+        elif event.name == "gen_ai.content.completion":
+            completion = event.attributes.get("gen_ai.completion")
+    return None if prompt is None and completion is None else (prompt, completion)
 
 
 def _decoded(inputs: Any, output: Any, source: str, *, strict: bool = False) -> SpanMessages:

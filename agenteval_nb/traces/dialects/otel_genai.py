@@ -32,7 +32,10 @@ from agenteval_nb.traces.spans import Span
 
 NAME = "otel_genai"
 OPERATION = "gen_ai.operation.name"
-MODEL_OPERATIONS = frozenset({"chat", "generate_content", "text_completion", "responses"})
+MODEL_OPERATIONS = frozenset(
+    {"chat", "generate_content", "text_completion", "responses",
+     "chat.completions", "text.completions"}  # Semantic Kernel's older names
+)  # fmt: skip
 AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow"})
 TOOL_OPERATION = "execute_tool"
 MODEL_KEYS = ("gen_ai.request.model", "gen_ai.response.model")
