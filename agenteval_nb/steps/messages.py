@@ -46,6 +46,7 @@ _ROLES = {
     "function": "tool",
 }
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+_EARLIER_OUTPUT_ROLES = frozenset({"assistant", "model", "ai", "system", "developer"})
 
 
 @dataclass(slots=True)
@@ -135,13 +136,16 @@ def decode_messages(value: Any) -> list[Message]:
 
 
 def decode_recent(value: Any) -> list[Message]:
-    """The end of a message list, from its last user message that has text on (all of it when
-    none has): what a model call's input says about the current turn. Decodes from the end and
-    stops there, so a long resent history costs little."""
+    """What a model call's input says about the current turn: its messages from the last user
+    message that has text on (all of them when none has), without the assistant and system
+    messages (their tool calls and text were an earlier call's output). Decodes from the end
+    and stops there, so a long resent history costs little."""
     out = []
     for item in reversed(_message_items(value)):
+        if type(item) is dict and item.get("role") in _EARLIER_OUTPUT_ROLES:
+            continue
         message = decode_message(item)
-        if message is None:
+        if message is None or message.role in _EARLIER_OUTPUT_ROLES:
             continue
         out.append(message)
         if message.role == "user" and message.text is not None:

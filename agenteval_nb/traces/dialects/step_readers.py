@@ -154,7 +154,11 @@ def count_of(mapping: dict[str, Any], keys: tuple[str, ...]) -> int | None:
     """The first key's value that is an integer (numeric strings accepted)."""
     for key in keys:
         value = mapping.get(key)
-        if isinstance(value, bool) or value is None:
+        if value is None:
+            continue
+        if value.__class__ is int:
+            return value  # type: ignore[no-any-return]
+        if isinstance(value, bool):
             continue
         if isinstance(value, int):
             return value
