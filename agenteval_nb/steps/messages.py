@@ -332,7 +332,7 @@ def _add_part(message: Message, part: Any) -> None:
         return
     if not isinstance(part, dict):
         return
-    if part.get("type") == "text":
+    if part.get("type") == "text":  # the common case first
         text = part.get("content")
         if text is None:
             text = part.get("text")
