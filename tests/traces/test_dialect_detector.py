@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from _dialect_spans import span
 
 from agenteval_nb.steps.records import AgentRun, ModelCall, OtherStep, ToolRun
@@ -93,3 +94,42 @@ def test_log_record_named_by_its_event_name_attribute() -> None:
     result = classify(span({"gen_ai.operation.name": "chat"}, events=[log]))
     assert result.dialect == "otel_genai_events"
     assert result.step.last_user_text == "hey"  # type: ignore[union-attr]
+
+
+GARBAGE = [None, 0, 1.5, True, "", "{bad", "[1, 2]", '"x"', [None, {"role": 3}], {"parts": 5}]
+KEYS = {
+    "gen_ai.operation.name": ["chat", "execute_tool", "invoke_agent", "other"],
+    "openinference.span.kind": ["LLM", "TOOL", "AGENT", "CHAIN"],
+    "langsmith.span.kind": ["llm", "tool", "chain"],
+    "traceloop.span.kind": ["workflow", "tool", "task"],
+    "ai.operationId": ["ai.toolCall", "ai.generateText.doGenerate", "ai.generateText"],
+    "agents_sdk.type": ["generation", "response", "function", "agent", "handoff"],
+    "langfuse.type": ["GENERATION", "TOOL", "AGENT", "SPAN"],
+}
+CONTENT_KEYS = [
+    "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt", "gen_ai.completion",
+    "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.usage.input_tokens",
+    "gen_ai.response.finish_reasons", "input.value", "output.value",
+    "llm.input_messages.0.message.role", "llm.output_messages.0.message.content",
+    "gen_ai.prompt.0.role", "gen_ai.completion.0.content", "ai.prompt.messages",
+    "ai.response.toolCalls", "agents_sdk.input", "agents_sdk.output", "agents_sdk.usage",
+    "agents_sdk.error", "langfuse.input", "langfuse.output", "langfuse.usageDetails",
+    "langfuse.toolCalls", "langfuse.metadata", "gcp.vertex.agent.llm_request",
+    "gcp.vertex.agent.llm_response", "pydantic_ai.all_messages", "final_result",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind_key", sorted(KEYS))
+def test_garbage_values_never_raise(kind_key: str) -> None:
+    """Every dialect reads wrong-typed and broken values without an exception."""
+    from agenteval_nb.traces.spans import SpanEvent
+
+    for kind in KEYS[kind_key]:
+        for junk in GARBAGE:
+            attributes: dict[str, object] = {kind_key: kind}
+            attributes.update(dict.fromkeys(CONTENT_KEYS, junk))
+            events = [SpanEvent("gen_ai.choice", body=junk, from_log=True),
+                      SpanEvent("gen_ai.user.message", attributes={"content": junk})]  # fmt: skip
+            for scope in (None, "gcp.vertex.agent", "pydantic-ai"):
+                result = classify(span(attributes, scope=scope, events=events, name="call_llm"))
+                assert result.dialect in DIALECTS
