@@ -138,3 +138,25 @@ def test_openinference_langgraph_capture() -> None:
     assert root.output_text == "Taipei is warmer than Seattle overall."
     assert isinstance(results["chain-sub"].step, OtherStep)  # a nested CHAIN is not an agent
     assert isinstance(results["agent-mislabeled"].step, AgentRun)
+
+
+def test_adk_spans_are_known_by_their_keys_when_the_scope_is_lost() -> None:
+    """A Tempo batch names one scope for all its spans (agentevals' sample): ADK's keys still
+    claim the span, so the tool's arguments come from ADK's attributes."""
+    tool = classify(
+        span(
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "helm_list_releases",
+                "gen_ai.tool.call.id": "call_1",
+                "gcp.vertex.agent.event_id": "e1",
+                "gcp.vertex.agent.tool_call_args": "{}",
+                "gcp.vertex.agent.tool_response": '{"content": [{"type": "text", "text": "ok"}]}',
+            },
+            name="execute_tool helm_list_releases",
+            scope="opentelemetry.instrumentation.httpx",
+        )
+    )
+    assert tool.dialect == "adk" and tool.flags == set()
+    assert tool.step.tool.arguments == {}  # type: ignore[union-attr]  # a real empty call
+    assert tool.step.tool.has_result  # type: ignore[union-attr]
