@@ -9,7 +9,17 @@ from typing import Any
 
 from .spans import Span
 
-FORMATS = ("auto", "otlp", "jaeger", "tempo", "console", "phoenix", "langfuse", "agents_sdk", "dicts")
+FORMATS = (
+    "auto",
+    "otlp",
+    "jaeger",
+    "tempo",
+    "console",
+    "phoenix",
+    "langfuse",
+    "agents_sdk",
+    "dicts",
+)
 
 
 @dataclass(slots=True)

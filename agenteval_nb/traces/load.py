@@ -1,0 +1,87 @@
+"""``ae.load_traces``: trace files (or spans in memory) → a trace-mode eval set and a report.
+
+The path (TRACES.md §3): envelopes → canonical spans (:func:`~.read.read_spans`, streaming) →
+one step per span (:func:`~.dialects.classify`) → conversations and turns
+(:func:`~.grouping.group`) → one invocation per turn
+(:func:`agenteval_nb.steps.builder.build_invocation`). :func:`build_evalset` is the part after
+the readers and dialects: any source of classified spans (files, in-process capture) uses it.
+
+Each conversation is one case: ``evalMode: "trace"``, its turns as ``actualConversation``,
+``evalId`` the conversation id (the trace id when there is none), a ``sessionInput`` (the
+engine needs one) whose ``appName`` is the eval set id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..schema import EvalCase, EvalSet, SessionInput
+from ..steps.builder import build_invocation
+from .dialects import CONTENT_SWITCH, Classified, classify
+from .grouping import group
+from .load_report import TraceReport, report_row
+from .read import ReadProblem, read_spans
+from .spans import Span
+
+DEFAULT_EVAL_SET_ID = "traces"
+
+
+def build_evalset(
+    pairs: Iterable[tuple[Span, Classified]],
+    *,
+    eval_set_id: str = DEFAULT_EVAL_SET_ID,
+    switches: dict[str, str] | None = None,
+) -> tuple[EvalSet, TraceReport]:
+    """The eval set and report of classified spans (one case per conversation)."""
+    cases: list[EvalCase] = []
+    report = TraceReport()
+    for conv in group(pairs):
+        built = [build_invocation(turn) for turn in conv.turns]
+        cases.append(
+            EvalCase(
+                eval_id=conv.case_id,
+                eval_mode="trace",
+                actual_conversation=[b.invocation for b in built],
+                session_input=SessionInput(app_name=eval_set_id, user_id="", state={}),
+            )
+        )
+        report.rows.append(
+            report_row(conv, built, CONTENT_SWITCH if switches is None else switches)
+        )
+    return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases), report
+
+
+def load_traces(
+    source: Any,
+    *,
+    format: str = "auto",
+    group_by: str | None = None,
+    eval_set_id: str | None = None,
+) -> tuple[EvalSet, TraceReport]:
+    """Trace files (a path, a folder, a list of paths) or spans in memory → (eval set, report).
+
+    ``format``: an envelope of :data:`~.read.FORMATS` (``"auto"`` detects it); ``group_by``: an
+    attribute naming the conversation instead of the dialects' keys; ``eval_set_id``: default
+    the file's name without its suffixes, else ``"traces"``. A record that cannot be read is a
+    report problem; ``FormatError`` only when nothing at all could be read.
+    """
+    problems: list[ReadProblem] = []
+    spans = read_spans(source, format=format, problems=problems)
+    pairs = ((span, classify(span, group_by=group_by)) for span in spans)
+    evalset, report = build_evalset(pairs, eval_set_id=eval_set_id or default_eval_set_id(source))
+    report.problems = list(problems)
+    return evalset, report
+
+
+def default_eval_set_id(source: Any) -> str:
+    """A path's name without suffixes (``spans.otlp.jsonl`` → ``spans``), else ``"traces"``."""
+    if isinstance(source, Path) or (
+        isinstance(source, str)
+        and "\n" not in source
+        and not source.lstrip().startswith(("{", "["))
+    ):
+        name = Path(source).name.split(".")[0]
+        return name or DEFAULT_EVAL_SET_ID
+    return DEFAULT_EVAL_SET_ID
