@@ -7,7 +7,9 @@ a :class:`~.records.TurnSteps`. The rules (TRACES.md §2, CAPTURE.md §4):
    times overlap is the same call seen by two instrumentation layers: the group keeps its
    innermost member with content and fills what it lacks from the others; its usage is taken
    from one member only (never summed within a group).
-2. **userContent** = ``turn.user_text``, else the last user text of the first model call.
+2. **userContent** = ``turn.user_text``, else the last user text of the first model call; a
+   turn always has a user message (trace mode requires one), its ``content`` absent when the
+   text was not recovered (gap ``no_user_content``).
 3. **finalResponse** = ``turn.final_text``, else the last model call's output text when that
    call requested no tools. **intermediateResponses** = the output text of every other call.
 4. **tools** = the calls the model requested, in request order (parallel calls keep it),
@@ -99,7 +101,7 @@ def build_invocation(turn: TurnSteps) -> BuiltInvocation:
 
     invocation = Invocation(
         invocation_id=turn.turn_id,
-        user_content=None if user_text is None else Message(role="user", content=user_text),
+        user_content=Message(role="user", content=user_text),
         final_response=(
             None if final_text is None else Message(role="assistant", content=final_text)
         ),

@@ -228,7 +228,7 @@ def test_content_off_keeps_tool_names_and_ids_and_flags_the_gap():
         )
     )
     inv = built.invocation
-    assert inv.user_content is None and inv.final_response is None
+    assert inv.user_content.content is None and inv.final_response is None
     assert [(t.id, t.name) for t in inv.tools] == [("call_1", "weather")]
     assert {
         "content_missing",
