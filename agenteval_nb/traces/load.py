@@ -13,6 +13,7 @@ engine needs one) whose ``appName`` is the eval set id.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,41 @@ def default_eval_set_id(source: Any) -> str:
         name = Path(source).name.split(".")[0]
         return name or DEFAULT_EVAL_SET_ID
     return DEFAULT_EVAL_SET_ID
+
+
+_ENVELOPE_KEYS = ("resourceSpans", "resourceLogs", "batches", "observations")
+_SPAN_KEYS = ("traceId", "trace_id", "spanId", "span_id", "context", "parentSpanId", "span_kind")
+_PEEK_BYTES = 1 << 20
+
+
+def looks_like_traces(path: str | Path) -> bool:
+    """Whether a file holds spans rather than an eval set or metrics (the CLI's ``convert``
+    routes on it): a folder, or a file whose first JSON value (the first line of JSONL, the
+    first MiB of a larger file) is an OTLP / Tempo / Langfuse envelope, a Jaeger ``data[]``
+    with spans, a span dict, or a list of those."""
+    target = Path(path)
+    if target.is_dir():
+        return True
+    with target.open("rb") as handle:
+        head = handle.read(_PEEK_BYTES)
+    text = head.decode("utf-8", errors="replace").lstrip()
+    candidates = [text, text.split("\n", 1)[0]]
+    for candidate in candidates:
+        try:
+            return _trace_shaped(json.loads(candidate))
+        except ValueError:
+            continue
+    return False
+
+
+def _trace_shaped(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and _trace_shaped(value[0])
+    if not isinstance(value, dict):
+        return False
+    if any(key in value for key in _ENVELOPE_KEYS):
+        return True
+    data = value.get("data")
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "spans" in data[0]:
+        return True
+    return any(key in value for key in _SPAN_KEYS)
