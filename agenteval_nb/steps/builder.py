@@ -22,7 +22,8 @@ a :class:`~.records.TurnSteps`. The rules (TRACES.md §2, CAPTURE.md §4):
 6. **executionTrace**: one step per source step (NodeType ``llm`` / ``tool`` / ``agent`` /
    ``function``), the turn's times, status ``incomplete`` when a span is open.
 7. **gaps**: ``content_missing`` / ``content_redacted`` / ``content_external`` /
-   ``content_truncated`` (a step's content flag), ``no_user_content``, ``no_final_response``,
+   ``content_truncated`` (the content flag of a step whose text the turn uses — of every step
+   when the user or final text is missing), ``no_user_content``, ``no_final_response``,
    ``tool_without_result``, ``no_model_call``, ``open_span``, plus the source's own. They are
    kept in ``invocation.source`` with every source span id, so text metrics can refuse the turn
    (:func:`agenteval_nb.schema.evalset.text_gap_reason`).
@@ -87,7 +88,16 @@ def build_invocation(turn: TurnSteps) -> BuiltInvocation:
     tools = join_tools(calls, [s for s in turn.steps if isinstance(s, ToolRun)])
     usage = sum_usage(c.usage for c in calls)
 
-    gaps.update(_content_gaps(turn.steps, duplicates))
+    suppliers = {
+        turn.root_span_id if turn.user_text is not None else calls[0].span_id if calls else None,
+        turn.root_span_id
+        if turn.final_text is not None
+        else final_call.span_id
+        if final_call
+        else None,
+    }
+    lacking = user_text is None or final_text is None
+    gaps.update(_content_gaps(turn.steps, duplicates, None if lacking else suppliers))
     if not calls:
         gaps.add("no_model_call")
     if user_text is None:
@@ -354,15 +364,19 @@ _CONTENT_GAPS = {
 }
 
 
-def _content_gaps(steps: list[Step], duplicates: set[str]) -> set[str]:
-    """A content gap per content flag of a model call, agent or tool step (a duplicate layer
-    is skipped: its twin kept the content)."""
+def _content_gaps(
+    steps: list[Step], duplicates: set[str], suppliers: set[str | None] | None
+) -> set[str]:
+    """A content gap per content flag of the steps that matter: those whose text the turn
+    uses (``suppliers``), or every step when a text of the turn is missing (``None``: the
+    flags say why). A duplicate layer is skipped: its twin kept the content."""
     return {
         _CONTENT_GAPS[s.content]
         for s in steps
         if not isinstance(s, OtherStep)
         and s.span_id not in duplicates
         and s.content is not Content.PRESENT
+        and (suppliers is None or s.span_id in suppliers)
     }
 
 

@@ -2,9 +2,10 @@
 
 Rules:
 
-* **Tree.** Spans are grouped per trace id; a span whose parent is not in the input is an
-  *orphan*: bridged under the root of its trace nearest in start time (flagged ``orphan``); a
-  trace without any root makes its earliest orphan the root.
+* **Tree.** Spans are grouped per trace id (a span id seen twice counts once, flagged
+  ``duplicate``); a span whose parent is not in the input is an *orphan*: bridged under the
+  root of its trace nearest in start time (flagged ``orphan``); a trace without any root makes
+  its earliest orphan the root, and a parent cycle its earliest span.
 * **Turns.** A turn is an outermost agent step (an ``AgentRun`` with no agent above it), or the
   trace's root when the trace has no agent step; nested agents and agent-as-tool runs are steps
   of their turn. A model call or tool outside every turn joins the turn started last before it
@@ -31,9 +32,9 @@ TURN_FLAGS = {"dropped_attributes": "dropped_attributes", "garbled": "garbled"}
 ``content``, which the builder reads, so that a duplicate layer's flag does not count)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Node:
-    """What grouping keeps of a span."""
+    """What grouping keeps of a span (compared by identity)."""
 
     trace_id: str
     span_id: str
@@ -89,14 +90,18 @@ def node_of(span: Span, classified: Classified) -> Node:
 
 def group(pairs: Iterable[tuple[Span, Classified]]) -> list[Conversation]:
     """Conversations of the classified spans (the module's rules), in input order."""
-    traces: dict[str, list[Node]] = {}
+    traces: dict[str, dict[str, Node]] = {}
     for index, (span, classified) in enumerate(pairs):
+        seen = traces.setdefault(span.trace_id, {})
+        if span.span_id in seen:  # the same span twice (overlapping exports): the first counts
+            seen[span.span_id].flags.add("duplicate")
+            continue
         node = node_of(span, classified)
         node.order = index
-        traces.setdefault(node.trace_id, []).append(node)
+        seen[span.span_id] = node
     conversations: dict[str, Conversation] = {}
-    for trace_id, nodes in traces.items():
-        for root, members in _turns(nodes):
+    for trace_id, by_id in traces.items():
+        for root, members in _turns(list(by_id.values())):
             key = _conversation_key(root, members)
             conv = conversations.get(key or trace_id)
             if conv is None:
@@ -125,7 +130,7 @@ def _forest(nodes: list[Node]) -> list[Node]:
     """Link children to parents; bridge orphans (flagged) under the nearest root in time."""
     by_id = {n.span_id: n for n in nodes}
     roots = [n for n in nodes if n.parent_id is None or n.parent_id == n.span_id]
-    orphans = [n for n in nodes if n not in roots and n.parent_id not in by_id]
+    orphans = [n for n in nodes if n.parent_id is not None and n.parent_id not in by_id]
     if not roots and orphans:
         first = min(orphans, key=_start)
         roots.append(first)
@@ -136,12 +141,22 @@ def _forest(nodes: list[Node]) -> list[Node]:
         host = min(roots, key=lambda r: abs((r.start_ns or 0) - start))
         orphan.parent_id = host.span_id
         orphan.step.parent_span_id = host.span_id
+    is_root = {id(r) for r in roots}
     for node in nodes:
-        if node in roots:
+        if id(node) in is_root:
             continue
         parent = by_id.get(node.parent_id or "")
         if parent is not None:
             parent.children.append(node)
+    reached = {id(n) for r in roots for n in _subtree(r)}
+    while len(reached) < len(nodes):  # a parent cycle: its earliest span becomes a root
+        first = min((n for n in nodes if id(n) not in reached), key=_start)
+        parent = by_id.get(first.parent_id or "")
+        if parent is not None:
+            parent.children.remove(first)
+        first.flags.add("orphan")
+        roots.append(first)
+        reached.update(id(n) for n in _subtree(first))
     for node in nodes:
         node.children.sort(key=_start)
     roots.sort(key=_start)

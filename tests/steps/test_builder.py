@@ -462,3 +462,32 @@ def test_rfc3339_and_canonical_arguments():
     assert rfc3339(None) is None
     assert canonical_arguments('{"b":1,"a":[1,2]}') == canonical_arguments({"a": [1, 2], "b": 1})
     assert canonical_arguments("not json") == "not json"
+
+
+def test_content_flags_of_steps_the_turn_does_not_read_are_no_gap():
+    # an agent span without text of its own, an intermediate call redacted: the turn's texts
+    # are there, from calls that carry content
+    built = build_invocation(
+        turn(
+            agent(content=Content.MISSING),
+            call("m1", 1, 2, parent_span_id="a", last_user_text="q", output_text="draft"),
+            call(
+                "m2",
+                3,
+                4,
+                parent_span_id="a",
+                content=Content.REDACTED,
+                output_text=None,
+                tool_calls=[ToolUse("c", "f", {})],
+            ),
+            run("t", 5, 6, ToolUse("c", "f", {}, 1, True), parent_span_id="a"),
+            call("m3", 7, 8, parent_span_id="a", output_text="final"),
+        )
+    )
+    assert built.invocation.final_response.content == "final"
+    assert not {g for g in built.gaps if g.startswith("content_")}
+    # the call that gave the final text is truncated: that is named
+    truncated = build_invocation(
+        turn(call("m1", 1, 2, last_user_text="q", output_text="fin", content=Content.TRUNCATED))
+    )
+    assert truncated.gaps == {"content_truncated"}

@@ -129,3 +129,15 @@ def test_span_flags_counted_and_non_content_flags_become_turn_gaps():
     }
     assert conv.turns[0].gaps == {"garbled", "dropped_attributes"}
     assert conv.dialects == {"otel_genai": 2, "unclaimed": 1}
+
+
+def test_a_parent_cycle_and_a_repeated_span_lose_nothing():
+    pairs = [
+        agent("t", "a", "b", 0, 100),
+        llm("t", "b", "a", 10, 20, user="q", out="r"),
+        llm("t", "b", "a", 10, 20, user="q", out="r"),  # the same span exported twice
+    ]
+    (conv,) = group(pairs)
+    (turn,) = conv.turns
+    assert ids(turn) == ["a", "b"] and "orphan" in turn.gaps
+    assert conv.spans == 2 and conv.flags["duplicate"] == 1
