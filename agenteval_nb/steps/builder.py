@@ -35,6 +35,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from ..schema import Invocation, InvocationSource, Message, Tool
@@ -71,8 +72,10 @@ class BuiltInvocation:
     model_calls: int = 0
 
 
-def build_invocation(turn: TurnSteps) -> BuiltInvocation:
-    """The invocation of one turn (the module's rules 1–7)."""
+def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltInvocation:
+    """The invocation of one turn (the module's rules 1–7). ``execution_trace=False`` leaves
+    ``executionTrace`` out: its step models are most of the time and memory of a large load
+    (``bench/traces_builder.py``)."""
     gaps = set(turn.gaps)
     calls, duplicates = collapse_model_calls(turn.steps)
     user_text = turn.user_text
@@ -118,7 +121,9 @@ def build_invocation(turn: TurnSteps) -> BuiltInvocation:
         tools=[_wire_tool(t) for t in tools] or None,
         intermediate_responses=[Message(role="assistant", content=t) for t in intermediate] or None,
         creation_timestamp=None if turn.start_ns is None else turn.start_ns / 1e9,
-        execution_trace=_trace(turn, calls, duplicates, (user_text, final_text), usage, gaps),
+        execution_trace=_trace(turn, calls, duplicates, (user_text, final_text), usage, gaps)
+        if execution_trace
+        else None,
         source=InvocationSource(
             trace_id=turn.trace_id,
             root_span_id=turn.root_span_id,
@@ -337,20 +342,25 @@ def sum_usage(usages: Iterable[Usage | None]) -> Usage | None:
     )
 
 
-def _wire_usage(usage: Usage | None) -> wire.Usage | None:
+def _wire_usage(usage: Usage | None) -> dict[str, Any] | None:
+    """The wire form of usage (``executionTrace`` keys, SPEC §1.3); a missing total is
+    input + output."""
     if usage is None:
         return None
-    return wire.Usage(
-        prompt_tokens=usage.input_tokens,
-        completion_tokens=usage.output_tokens,
-        total_tokens=usage.total_tokens,
-        prompt_tokens_details=None
+    total = usage.total_tokens
+    if total is None and (usage.input_tokens is not None or usage.output_tokens is not None):
+        total = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": total,
+        "prompt_tokens_details": None
         if usage.cached_input_tokens is None
-        else wire.PromptTokensDetails(cached_tokens=usage.cached_input_tokens),
-        completion_tokens_details=None
+        else {"cached_tokens": usage.cached_input_tokens},
+        "completion_tokens_details": None
         if usage.reasoning_tokens is None
-        else wire.CompletionTokensDetails(reasoning_tokens=usage.reasoning_tokens),
-    )
+        else {"reasoning_tokens": usage.reasoning_tokens},
+    }
 
 
 # -- rules 6 and 7: executionTrace and gaps ------------------------------------------------------
@@ -385,8 +395,14 @@ def rfc3339(ns: int | None) -> str | None:
     if ns is None:
         return None
     seconds, rest = divmod(ns, 1_000_000_000)
-    stamp = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{stamp}.{rest:09d}".rstrip("0").rstrip(".") + "Z"
+    stamp = _second(seconds)
+    return f"{stamp}.{rest:09d}".rstrip("0").rstrip(".") + "Z" if rest else stamp + "Z"
+
+
+@lru_cache(maxsize=4096)
+def _second(seconds: int) -> str:
+    """The date and time of a Unix second (the spans of a turn share a few)."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _json_text(value: Any) -> str | None:
@@ -398,14 +414,18 @@ def _json_text(value: Any) -> str | None:
         return repr(value)
 
 
-def _snapshot(text: str | None) -> wire.Snapshot | None:
-    return None if text is None else wire.Snapshot(text=text)
+def _snapshot(text: str | None) -> dict[str, Any] | None:
+    return None if text is None else {"Text": text}
 
 
-def _trace_tool(tool: ToolUse) -> wire.TraceTool:
-    return wire.TraceTool(
-        id=tool.id, name=tool.name, arguments=tool.arguments, result=tool.result, error=tool.error
-    )
+def _trace_tool(tool: ToolUse) -> dict[str, Any]:
+    return {
+        "ID": tool.id,
+        "Name": tool.name,
+        "Arguments": tool.arguments,
+        "Result": tool.result,
+        "Error": tool.error,
+    }
 
 
 def _agent_names(steps: list[Step]) -> dict[str, str | None]:
@@ -422,45 +442,45 @@ def _agent_names(steps: list[Step]) -> dict[str, str | None]:
     return names
 
 
-def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None) -> wire.Step:
-    node_type = NODE_TYPES[type(step)]
-    fields: dict[str, Any] = {}
+def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None) -> dict[str, Any]:
+    """One executionTrace step in its wire form (SPEC §1.3 keys)."""
+    fields: dict[str, Any]
     if isinstance(step, ModelCall):
         call = merged or step
         fields = {
-            "node_id": call.model,
-            "input": _snapshot(call.last_user_text),
-            "output": _snapshot(call.output_text),
-            "usage": _wire_usage(sum_usage([call.usage])),
-            "tools": [_trace_tool(t) for t in call.tool_calls] or None,
-            "error": call.error,
+            "NodeID": call.model,
+            "Input": _snapshot(call.last_user_text),
+            "Output": _snapshot(call.output_text),
+            "Usage": _wire_usage(call.usage),
+            "Tools": [_trace_tool(t) for t in call.tool_calls] or None,
+            "Error": call.error,
         }
     elif isinstance(step, ToolRun):
         fields = {
-            "node_id": step.tool.name,
-            "input": _snapshot(_json_text(step.tool.arguments)),
-            "output": _snapshot(_json_text(step.tool.result) if step.tool.has_result else None),
-            "tools": [_trace_tool(step.tool)],
-            "error": step.tool.error,
+            "NodeID": step.tool.name,
+            "Input": _snapshot(_json_text(step.tool.arguments)),
+            "Output": _snapshot(_json_text(step.tool.result) if step.tool.has_result else None),
+            "Tools": [_trace_tool(step.tool)],
+            "Error": step.tool.error,
         }
     elif isinstance(step, AgentRun):
         fields = {
-            "node_id": step.name,
-            "input": _snapshot(step.input_text),
-            "output": _snapshot(step.output_text),
-            "error": step.error,
+            "NodeID": step.name,
+            "Input": _snapshot(step.input_text),
+            "Output": _snapshot(step.output_text),
+            "Error": step.error,
         }
     else:
-        fields = {"node_id": step.name, "error": step.error}
-    return wire.Step(
-        step_id=step.span_id,
-        invocation_id=turn_id,
-        agent_name=agent,
-        node_type=node_type,
-        started_at=rfc3339(step.start_ns),
-        ended_at=rfc3339(step.end_ns),
+        fields = {"NodeID": step.name, "Error": step.error}
+    return {
+        "StepID": step.span_id,
+        "InvocationID": turn_id,
+        "AgentName": agent,
+        "NodeType": NODE_TYPES[type(step)],
+        "StartedAt": rfc3339(step.start_ns),
+        "EndedAt": rfc3339(step.end_ns),
         **fields,
-    )
+    }
 
 
 def _trace(
@@ -471,7 +491,8 @@ def _trace(
     usage: Usage | None,
     gaps: set[str],
 ) -> wire.Trace:
-    """The turn's executionTrace: one step per source step but the duplicate model layers."""
+    """The turn's executionTrace: one step per source step but the duplicate model layers.
+    Built as wire data and validated once (nested models are made in one call)."""
     user_text, final_text = texts
     agents = _agent_names(turn.steps)
     merged = {c.span_id: c for c in calls}
@@ -483,14 +504,16 @@ def _trace(
     root = next((s for s in turn.steps if isinstance(s, AgentRun)), None)
     failed = root is not None and root.error is not None
     status = "failed" if failed else "incomplete" if "open_span" in gaps else "completed"
-    return wire.Trace(
-        root_agent_name=root.name if root is not None else None,
-        root_invocation_id=turn.turn_id,
-        started_at=rfc3339(turn.start_ns),
-        ended_at=rfc3339(turn.end_ns),
-        status=status,
-        input=_snapshot(user_text),
-        output=_snapshot(final_text),
-        usage=_wire_usage(usage),
-        steps=steps,
+    return wire.Trace.model_validate(
+        {
+            "RootAgentName": root.name if root is not None else None,
+            "RootInvocationID": turn.turn_id,
+            "StartedAt": rfc3339(turn.start_ns),
+            "EndedAt": rfc3339(turn.end_ns),
+            "Status": status,
+            "Input": _snapshot(user_text),
+            "Output": _snapshot(final_text),
+            "Usage": _wire_usage(usage),
+            "Steps": steps,
+        }
     )

@@ -204,7 +204,7 @@ def _turns(nodes: list[Node]) -> list[tuple[Node, list[Node]]]:
     turns: list[tuple[Node, list[Node]]] = []
     for root in roots:
         agents = _turn_roots(root)
-        if not agents:
+        if not agents or agents == [root]:
             turns.append((root, _subtree(root)))
             continue
         inside = {id(n) for a in agents for n in _subtree(a)}
