@@ -38,8 +38,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from ..schema import Invocation, InvocationSource, Message, Tool
-from ..schema import trace as wire
+from ..schema import Invocation
 from .records import (
     AgentRun,
     Content,
@@ -112,24 +111,30 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
     if turn.end_ns is None or any(s.end_ns is None for s in turn.steps):
         gaps.add("open_span")
 
-    invocation = Invocation(
-        invocation_id=turn.turn_id,
-        user_content=Message(role="user", content=user_text),
-        final_response=(
-            None if final_text is None else Message(role="assistant", content=final_text)
-        ),
-        tools=[_wire_tool(t) for t in tools] or None,
-        intermediate_responses=[Message(role="assistant", content=t) for t in intermediate] or None,
-        creation_timestamp=None if turn.start_ns is None else turn.start_ns / 1e9,
-        execution_trace=_trace(turn, calls, duplicates, (user_text, final_text), usage, gaps)
+    trace = (
+        _trace(turn, calls, duplicates, (user_text, final_text), usage, gaps)
         if execution_trace
-        else None,
-        source=InvocationSource(
-            trace_id=turn.trace_id,
-            root_span_id=turn.root_span_id,
-            span_ids=[s.span_id for s in turn.steps],
-            gaps=sorted(gaps) or None,
-        ),
+        else None
+    )
+    invocation = Invocation.model_validate(  # wire data, validated once (nested models in one call)
+        {
+            "invocationId": turn.turn_id,
+            "userContent": {"role": "user", "content": user_text},
+            "finalResponse": None
+            if final_text is None
+            else {"role": "assistant", "content": final_text},
+            "tools": [_wire_tool(t) for t in tools] or None,
+            "intermediateResponses": [{"role": "assistant", "content": t} for t in intermediate]
+            or None,
+            "creationTimestamp": None if turn.start_ns is None else turn.start_ns / 1e9,
+            "executionTrace": trace,
+            "source": {
+                "traceId": turn.trace_id,
+                "rootSpanId": turn.root_span_id,
+                "spanIds": [s.span_id for s in turn.steps],
+                "gaps": sorted(gaps) or None,
+            },
+        }
     )
     return BuiltInvocation(invocation, gaps, usage, len(calls))
 
@@ -309,8 +314,8 @@ def _joined(use: ToolUse, run: ToolRun | None) -> ToolUse:
     )
 
 
-def _wire_tool(tool: ToolUse) -> Tool:
-    return Tool(id=tool.id, name=tool.name, arguments=tool.arguments, result=tool.result)
+def _wire_tool(tool: ToolUse) -> dict[str, Any]:
+    return {"id": tool.id, "name": tool.name, "arguments": tool.arguments, "result": tool.result}
 
 
 # -- rule 5: usage -----------------------------------------------------------------------------
@@ -490,9 +495,9 @@ def _trace(
     texts: tuple[str | None, str | None],
     usage: Usage | None,
     gaps: set[str],
-) -> wire.Trace:
-    """The turn's executionTrace: one step per source step but the duplicate model layers.
-    Built as wire data and validated once (nested models are made in one call)."""
+) -> dict[str, Any]:
+    """The turn's executionTrace (wire data): one step per source step but the duplicate
+    model layers."""
     user_text, final_text = texts
     agents = _agent_names(turn.steps)
     merged = {c.span_id: c for c in calls}
@@ -504,16 +509,14 @@ def _trace(
     root = next((s for s in turn.steps if isinstance(s, AgentRun)), None)
     failed = root is not None and root.error is not None
     status = "failed" if failed else "incomplete" if "open_span" in gaps else "completed"
-    return wire.Trace.model_validate(
-        {
-            "RootAgentName": root.name if root is not None else None,
-            "RootInvocationID": turn.turn_id,
-            "StartedAt": rfc3339(turn.start_ns),
-            "EndedAt": rfc3339(turn.end_ns),
-            "Status": status,
-            "Input": _snapshot(user_text),
-            "Output": _snapshot(final_text),
-            "Usage": _wire_usage(usage),
-            "Steps": steps,
-        }
-    )
+    return {
+        "RootAgentName": root.name if root is not None else None,
+        "RootInvocationID": turn.turn_id,
+        "StartedAt": rfc3339(turn.start_ns),
+        "EndedAt": rfc3339(turn.end_ns),
+        "Status": status,
+        "Input": _snapshot(user_text),
+        "Output": _snapshot(final_text),
+        "Usage": _wire_usage(usage),
+        "Steps": steps,
+    }
