@@ -101,27 +101,31 @@ def default_eval_set_id(source: Any) -> str:
 
 _ENVELOPE_KEYS = ("resourceSpans", "resourceLogs", "batches", "observations")
 _SPAN_KEYS = ("traceId", "trace_id", "spanId", "span_id", "context", "parentSpanId", "span_kind")
+_EVAL_SET_KEYS = ("evalSetId", "eval_set_id", "evalCases", "eval_cases", "metricName")
 _PEEK_BYTES = 1 << 20
 
 
 def looks_like_traces(path: str | Path) -> bool:
     """Whether a file holds spans rather than an eval set or metrics (the CLI's ``convert``
-    routes on it): a folder, or a file whose first JSON value (the first line of JSONL, the
-    first MiB of a larger file) is an OTLP / Tempo / Langfuse envelope, a Jaeger ``data[]``
-    with spans, a span dict, or a list of those."""
+    routes on it): a folder, or a file whose first JSON value (the first line of JSONL) is an
+    OTLP / Tempo / Langfuse envelope, a Jaeger ``data[]`` with spans, a span dict, or a list of
+    those; for a document larger than the first MiB read, an envelope or span id key in it and
+    no eval-set or metric key."""
     target = Path(path)
     if target.is_dir():
         return True
     with target.open("rb") as handle:
         head = handle.read(_PEEK_BYTES)
     text = head.decode("utf-8", errors="replace").lstrip()
-    candidates = [text, text.split("\n", 1)[0]]
-    for candidate in candidates:
+    for candidate in (text, text.split("\n", 1)[0]):
         try:
             return _trace_shaped(json.loads(candidate))
         except ValueError:
             continue
-    return False
+    # a document larger than the peek: its keys decide
+    if any(f'"{key}"' in text for key in _EVAL_SET_KEYS):
+        return False
+    return any(f'"{key}"' in text for key in (*_ENVELOPE_KEYS, *_SPAN_KEYS[:4]))
 
 
 def _trace_shaped(value: Any) -> bool:

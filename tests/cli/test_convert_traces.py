@@ -107,3 +107,13 @@ def test_eval_sets_tables_and_metrics_are_not_traces(tmp_path):
     lines.write_text(json.dumps(OTLP) + "\n" + json.dumps(OTLP) + "\n", encoding="utf-8")
     assert looks_like_traces(lines)
     assert looks_like_traces(tmp_path)
+
+
+def test_large_documents_are_sniffed_by_their_keys(tmp_path):
+    filler = ["x" * 100] * 12000  # more than the 1 MiB peek
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"resourceSpans": [{"scopeSpans": []}], "pad": filler}, indent=2))
+    assert looks_like_traces(big)
+    evalset = tmp_path / "big.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "s", "traceId": "x", "pad": filler}, indent=2))
+    assert not looks_like_traces(evalset)
