@@ -137,7 +137,7 @@ def report_row(
     dialects = sorted(conv.dialects, key=lambda d: (-conv.dialects[d], d))
     missing = any(g.startswith("content_") and g != "content_truncated" for g in gaps)
     switch = (
-        "; ".join(f"{d}: {switches[d]}" for d in dialects if d in switches) if missing else None
+        "; ".join(f"{d}: {switches[d]}" for d in dialects if switches.get(d)) if missing else None
     )
     row: dict[str, Any] = {
         "case_id": conv.case_id,

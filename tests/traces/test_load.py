@@ -18,7 +18,10 @@ from agenteval_nb.traces.load import build_evalset, default_eval_set_id
 from agenteval_nb.traces.load_report import REPORT_COLUMNS
 from agenteval_nb.traces.read import ReadProblem
 
-SWITCH = {"otel_genai": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only"}
+SWITCH = {
+    "otel_genai": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only",
+    "unclaimed": "",  # no switch to name
+}
 
 
 def weather_turn(trace, conv, *, content=True, start=0):
