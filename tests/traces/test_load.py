@@ -265,3 +265,18 @@ def test_the_bulk_path_leaves_turns_with_a_text_gap_to_the_model_path():
     for inv in case.actual_conversation:
         inv.source = None
     assert takes(case)
+
+
+def test_execution_trace_can_be_left_out_for_large_loads():
+    pairs = weather_turn("t1", "c-1")
+    with_trace, _ = build_evalset(pairs)
+    without, report = build_evalset(pairs, execution_trace=False)
+    full, lean = (
+        with_trace.eval_cases[0].actual_conversation[0],
+        without.eval_cases[0].actual_conversation[0],
+    )
+    assert full.execution_trace is not None and lean.execution_trace is None
+    assert lean.model_copy(update={"execution_trace": None}) == lean
+    assert full.model_copy(update={"execution_trace": None}) == lean
+    # usage is still reported without the trace
+    assert report.df(backend="polars")["input_tokens"][0] == 120
