@@ -11,7 +11,9 @@ Commands (``agenteval COMMAND --help`` for the options):
 * ``passk RESULT --k 1 5 10`` — pass@k / pass^k of a multi-run result;
 * ``compare A B`` — paired comparison per metric (``ae.compare``);
 * ``convert IN OUT`` — a google-adk / trpc-agent-python eval set or ``test_config.json`` to the
-  Go format (writing the ADK format is not supported);
+  Go format (writing the ADK format is not supported); trace files (OTLP/JSON, Jaeger, Tempo,
+  Langfuse …, a file or a folder) to a trace-mode eval set, the load report on stderr, exit 2
+  with one line when no span could be read;
 * ``demo`` — the bundled demo, offline.
 
 Exit codes (the table in ``docs/cli.md``): 0 success (``run``: the evaluation ran to the end and
@@ -53,6 +55,8 @@ from .runs import RunCollection, as_run, load_run
 from .secrets import redact
 from .stores import LocalResultStore, ResultStore, SQLResultStore, StoreBackendError
 from .stores.locator import safe_name
+from .traces.load import load_traces, looks_like_traces
+from .traces.read import FORMATS
 from .views import compare, export_html
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -535,9 +539,13 @@ def _kind_of(path: str) -> str:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    if not Path(args.input).is_file():
+    if not Path(args.input).exists():
         raise UsageError(f"{args.input}: file not found")
-    kind = args.kind or _kind_of(args.input)
+    kind = args.kind or ("traces" if looks_like_traces(args.input) else _kind_of(args.input))
+    if kind == "traces":
+        return _convert_traces(args)
+    if not Path(args.input).is_file():
+        raise UsageError(f"{args.input}: not a file")
     if kind == "metrics":
         metrics = load_metrics(args.input)
         path = save_metrics(metrics, args.output)
@@ -546,6 +554,26 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         eval_set = load_evalset(args.input)
         path = save_evalset(eval_set, args.output)
         print(f"{path}: eval set {eval_set.eval_set_id} ({len(eval_set.eval_cases or [])} cases)")
+    return EXIT_OK
+
+
+def _convert_traces(args: argparse.Namespace) -> int:
+    """Spans → a trace-mode eval set (``ae.load_traces``); the report on stderr; exit 2 with
+    one line when nothing could be read."""
+    eval_set, report = load_traces(
+        args.input, format=args.format, group_by=args.group_by, eval_set_id=args.eval_set_id
+    )
+    if not eval_set.eval_cases:
+        first = report.problems[0] if report.problems else None
+        why = f" ({first.where}: {first.message})" if first is not None else ""
+        raise UsageError(f"{args.input}: no spans could be read{why}")
+    path = save_evalset(eval_set, args.output)
+    _err(report.summary())
+    turns = sum(len(c.actual_conversation or ()) for c in eval_set.eval_cases)
+    print(
+        f"{path}: eval set {eval_set.eval_set_id} ({len(eval_set.eval_cases)} cases, "
+        f"{turns} turns) from traces"
+    )
     return EXIT_OK
 
 
@@ -739,11 +767,16 @@ def build_parser() -> argparse.ArgumentParser:
     conv = sub.add_parser(
         "convert",
         parents=[common],
-        help="ADK / trpc-agent-python eval set or test_config.json to the Go format",
+        help="ADK / trpc-agent-python eval set, test_config.json or trace files to the Go format",
     )
-    conv.add_argument("input", metavar="IN")
+    conv.add_argument("input", metavar="IN", help="a file; for traces also a folder")
     conv.add_argument("output", metavar="OUT")
-    conv.add_argument("--kind", choices=["evalset", "metrics"], help="default: detected")
+    conv.add_argument("--kind", choices=["evalset", "metrics", "traces"], help="default: detected")
+    conv.add_argument(
+        "--format", choices=FORMATS, default="auto", help="traces: the envelope (default: auto)"
+    )
+    conv.add_argument("--group-by", metavar="ATTR", help="traces: the conversation attribute")
+    conv.add_argument("--eval-set-id", metavar="ID", help="traces: default the file's name")
     conv.set_defaults(func=_cmd_convert)
 
     dm = sub.add_parser("demo", parents=[common], help="evaluate the bundled demo data offline")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..evaluators.base import EvaluateResult, EvaluationContext, Evaluator
@@ -28,6 +29,7 @@ from .aggregate import (
     check_aggregation,
 )
 from .inference import InferenceResult
+from .text_gaps import score_scoreable_turns
 
 
 class CaseError(Exception):
@@ -142,6 +144,7 @@ async def run_evaluator(
     metric: EvalMetric,
     actuals: list[Invocation],
     expecteds: list[Invocation],
+    *,
     context: EvaluationContext,
 ) -> EvaluateResult:
     if planned.wants_context:
@@ -268,7 +271,12 @@ async def _score_metric(
     if metric.metric_name in rubrics:
         metric = merge_rubrics(metric, rubrics[metric.metric_name], case_id)
     try:
-        result = await run_evaluator(planned, metric, actuals, expecteds, context)
+        result = await score_scoreable_turns(
+            planned.evaluator,
+            actuals,
+            expecteds,
+            partial(run_evaluator, planned, metric, context=context),
+        )
     except Exception as exc:
         raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
     turns = result.per_invocation_results
