@@ -244,7 +244,10 @@ def test_repr_of_an_experiment(exp):
     assert repr(exp) == "Experiment(3 variants: right, last_week, wrong)"
     page = exp._repr_html_()
     assert page.index("right") < page.index("last_week") < page.index("wrong")
-    assert "6/6" in page and "0/6" in page
+    # passed cases of all cases (3 cases × 2 runs each): the unit is said beside them
+    assert "<td>right</td><td>3</td><td>3</td>" in page
+    assert "<td>wrong</td><td>0</td><td>3</td>" in page
+    assert "cases passed, runs averaged per case" in page
 
 
 def test_each_agent_variant_has_its_own_labelled_progress_bars(capsys):
@@ -298,3 +301,27 @@ def test_compare_two_variants_by_name(exp):
     assert comparison.stats.equals(direct.stats)
     with pytest.raises(KeyError, match="no variant"):
         exp.compare("right", "nope")
+
+
+def test_inspect_a_one_variant_experiment_shows_that_variant():
+    """A grid built one variant at a time: its first variant is inspected on its own."""
+    single = run_experiment({"only": half_right})
+    inspector = ae.inspect(single)
+    assert "only" in inspector.board.value
+    assert inspector.pickers.layout.display == "none"
+    assert inspector.comparison.title == ae.inspect(single["only"]).title
+    assert [row.eval_id for row in inspector.comparison.visible][0] == "c3"  # its failure first
+    assert inspector._repr_mimebundle_()["text/plain"] == "<experiment inspector: only>"
+
+
+def test_picking_one_variant_twice_shows_its_run(exp):
+    inspector = ae.inspect(exp)
+    view = inspector.choose("right", "right")
+    assert view.title == ae.inspect(exp["right"]).title
+
+
+def test_every_view_of_the_board_names_its_unit(exp, tmp_path):
+    unit = "cases passed, runs averaged per case"
+    page = ae.export_html(exp, tmp_path / "exp.html").read_text(encoding="utf-8")
+    assert unit in page and unit in ae.inspect(exp).board.value and unit in exp._repr_html_()
+    assert "<th>pass_rate_case_runs</th>" in page
