@@ -310,7 +310,7 @@ def test_inspect_a_one_variant_experiment_shows_that_variant():
     assert "only" in inspector.board.value
     assert inspector.pickers.layout.display == "none"
     assert inspector.comparison.title == ae.inspect(single["only"]).title
-    assert [row.eval_id for row in inspector.comparison.visible][0] == "c3"  # its failure first
+    assert inspector.comparison.visible[0].eval_id == "c3"  # its failure first
     assert inspector._repr_mimebundle_()["text/plain"] == "<experiment inspector: only>"
 
 
