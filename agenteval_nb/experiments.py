@@ -26,7 +26,7 @@ from .analysis import experiment as analysis
 from .analysis.frames import to_backend
 from .analysis.load import metrics_of, path_of
 from .analysis.paired import Comparison, compare_records
-from .api import EvalSetInput, JudgeSettings, close_judge, evaluate_async, open_judge
+from .api import EvalSetInput, close_judge, evaluate_async, judge_settings, open_judge
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
@@ -362,12 +362,12 @@ async def experiment_async(
             if difference is not None:
                 raise ValueError(f"variant {name!r} was scored differently: {difference}")
             recorded[name] = run
-    settings = JudgeSettings(
+    settings = judge_settings(
         judge=judge,
         cache=cache,
-        concurrency=judge_concurrency,
-        max_retries=judge_max_retries,
-        timeout=judge_timeout,
+        judge_concurrency=judge_concurrency,
+        judge_max_retries=judge_max_retries,
+        judge_timeout=judge_timeout,
         requests_per_minute=requests_per_minute,
         price_table=price_table,
     )

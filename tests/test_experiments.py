@@ -325,3 +325,22 @@ def test_every_view_of_the_board_names_its_unit(exp, tmp_path):
     page = ae.export_html(exp, tmp_path / "exp.html").read_text(encoding="utf-8")
     assert unit in page and unit in ae.inspect(exp).board.value and unit in exp._repr_html_()
     assert "<th>pass_rate_case_runs</th>" in page
+
+
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-2, ValueError), (1.5, TypeError)])
+def test_judge_keywords_are_checked_alike_by_evaluate_and_experiment(bad, error):
+    """One builder turns the judge keywords into settings for both front doors."""
+    counting = Counting()
+    with pytest.raises(error, match="judge_concurrency") as from_experiment:
+        run_experiment({"a": counting}, judge_concurrency=bad)
+    assert counting.calls == 0  # refused before any agent ran
+    with pytest.raises(error, match="judge_concurrency") as from_evaluate:
+        ae.evaluate(
+            EVALSET,
+            [METRIC],
+            agent=counting,
+            registry=registry_with(ExactAnswer()),
+            judge_concurrency=bad,
+            progress=False,
+        )
+    assert str(from_experiment.value) == str(from_evaluate.value)
