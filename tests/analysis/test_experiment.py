@@ -4,6 +4,7 @@ hand computations on small hand-made runs."""
 from __future__ import annotations
 
 import math
+import re
 
 import polars as pl
 import pytest
@@ -298,3 +299,12 @@ def test_latency_quantiles_of_the_recorded_inference_times():
     r = leaderboard_frame({"A": run.record}).row(0, named=True)
     # linear interpolation: p50 between 2 and 3, p95 at 0.95·3 = 2.85 → 3 + .85·(4 − 3)
     assert (r["latency_p50_s"], r["latency_p95_s"]) == pytest.approx((2.5, 3.85))
+
+
+def test_every_leaderboard_column_is_documented():
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "experiments.md").read_text(encoding="utf-8")
+    table = page.split("## `leaderboard_df` columns")[1].split("\n\n")[1]
+    documented = {cell for cell in re.findall(r"`([a-z_0-9]+)`", table)}
+    assert set(LEADERBOARD_SCHEMA) <= documented
