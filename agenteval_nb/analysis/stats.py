@@ -197,8 +197,9 @@ SCORE_SCALE = Interval(0.0, 1.0)
 def score_range(*samples: npt.ArrayLike) -> Interval:
     """The range a mean of these scores can take: :data:`SCORE_SCALE`, widened to every finite
     observed value (a custom evaluator may score outside [0, 1])."""
-    values = np.concatenate([np.asarray(s, dtype=float).reshape(-1) for s in samples] or [[]])
-    finite = values[np.isfinite(values)]
+    values = [np.asarray(s, dtype=float).reshape(-1) for s in samples]
+    joined = np.concatenate(values) if values else np.empty(0)
+    finite = joined[np.isfinite(joined)]
     if finite.size == 0:
         return SCORE_SCALE
     return Interval(
