@@ -494,10 +494,9 @@ def summary_frame(
         for (name,), group in per_case.group_by(["metric_name"], maintain_order=True)
     }
     if metric_names is None:
-        seen = record.table("metrics")["metric_name"].drop_nulls().unique().to_list()
-        names = sorted(
-            set(groups) | ({*seen, *(m.metric_name for m in record.metrics)} if errored else set())
-        )
+        held = record.table("metrics")["metric_name"].drop_nulls().unique().to_list()
+        declared = [m.metric_name for m in record.metrics if m.metric_name]
+        names = sorted(set(groups) | ({*held, *declared} if errored else set()))
     else:
         names = list(metric_names)
     schema = _SUMMARY_SCHEMA
@@ -505,7 +504,8 @@ def summary_frame(
     for name in names:
         group = groups.get(name, per_case.clear())
         evaluated = group["eval_id"].to_list()
-        ids = evaluated + [i for i in errored if i not in set(evaluated)]
+        seen = set(evaluated)
+        ids = evaluated + [i for i in errored if i not in seen]
         if metric_names is None and not ids:
             continue
         failed = len(ids) - len(evaluated)
