@@ -43,7 +43,7 @@ import polars as pl
 from . import demo
 from .adk import looks_like_adk_config, looks_like_metrics_config
 from .agents.base import Agent, as_agent
-from .analysis.headline import case_pass_rate, pass_rate_text
+from .analysis.headline import PASS_RATE_UNIT, case_pass_rate, pass_rate_text
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .evalrun import EvalRun
@@ -488,7 +488,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         [
             r["variant"],
             r["metric_name"],
-            f"{r['n_passed']}/{r['case_runs']}",
+            f"{r['n_passed']}/{r['cases']}",
             r["pass_rate"],
             f"[{_cell(r['pass_rate_low'])}, {_cell(r['pass_rate_high'])}]",
             r["mean_score"],
@@ -500,7 +500,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         for r in board.iter_rows(named=True)
     ]
     k = board["k"][0] if board.height else 1
-    header = ["variant", "metric", "passed", "pass rate", "95% Wilson", "mean score"]
+    header = ["variant", "metric", "passed cases", "pass rate", "95% Wilson", "mean score"]
+    print(f"pass rates in {PASS_RATE_UNIT}")
     print(table([*header, "pass@1", f"pass@{k}", "errors", "cost"], rows))
     print()
     pair_rows = [
@@ -611,6 +612,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         )
         overall = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
         rows = [[r["variant"], r["pass_rate"], r["errors"]] for r in overall.iter_rows(named=True)]
+        print(f"pass rates in {PASS_RATE_UNIT}")
         print(table(["variant", "pass rate", "errors"], rows))
         print(f"report: {out / 'experiment' / 'report.html'}")
     return EXIT_OK

@@ -12,7 +12,6 @@ each with its own progress bars, and share one judge client (its cache, limits a
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -27,12 +26,14 @@ from .analysis import experiment as analysis
 from .analysis.frames import to_backend
 from .analysis.load import metrics_of, path_of
 from .analysis.paired import Comparison, compare_records
-from .api import EvalSetInput, JudgeSettings, close_judge, evaluate_async, open_judge
+from .api import EvalSetInput, close_judge, evaluate_async, judge_settings, open_judge
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .errors import FormatError
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
 from .judge.usage import checked_prices
+from .render.board import OVERVIEW_COLUMNS, leaderboard_table
+from .render.text import html
 from .runs import as_run, load_run
 from .schema import EvalMetric, EvalSetResult
 from .stores.base import ResultStore
@@ -174,13 +175,9 @@ class Experiment(Mapping[str, EvalRun]):
 
     def _repr_html_(self) -> str:
         board = analysis.leaderboard_of(self).filter(pl.col("metric_name") == analysis.OVERALL)
-        rows = "".join(
-            f"<tr><td>{html.escape(r['variant'])}</td><td>{r['n_passed']}/{r['case_runs']}</td>"
-            f"<td>{r['pass_rate']:.3f}</td><td>{r['errors']}</td></tr>"
-            for r in board.iter_rows(named=True)
+        return str(
+            html("<div><b>Experiment</b>{}</div>", leaderboard_table(board, OVERVIEW_COLUMNS))
         )
-        head = "<tr><th>variant</th><th>passed</th><th>pass rate</th><th>errors</th></tr>"
-        return f"<div><b>Experiment</b><table>{head}{rows}</table></div>"
 
 
 def experiment_of_runs(runs: Mapping[str, Any], **options: Any) -> Experiment:
@@ -387,12 +384,12 @@ async def experiment_async(
             if difference is not None:
                 raise ValueError(f"variant {name!r} was scored differently: {difference}")
             recorded[name] = run
-    settings = JudgeSettings(
+    settings = judge_settings(
         judge=judge,
         cache=cache,
-        concurrency=judge_concurrency,
-        max_retries=judge_max_retries,
-        timeout=judge_timeout,
+        judge_concurrency=judge_concurrency,
+        judge_max_retries=judge_max_retries,
+        judge_timeout=judge_timeout,
         requests_per_minute=requests_per_minute,
         price_table=price_table,
     )
