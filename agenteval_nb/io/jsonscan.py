@@ -20,8 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .entry_rules import MAX_DEPTH
-
 EXACT_INT_DIGITS = 20
 """Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
 decoder keeps them exact."""
@@ -87,7 +85,7 @@ def quick_scan(text: str, limit: int) -> Scan:
     return _scan_bytes(text.encode("utf-8", "surrogatepass"), limit)
 
 
-def scan_file(data: bytes, max_depth: int = MAX_DEPTH, nesting: bool = True) -> FileScan:
+def scan_file(data: bytes, max_depth: int, nesting: bool = True) -> FileScan:
     """One vectorised pass over a whole file that is decoded a part at a time (a streamed eval
     set): decode it whole when ``may_break_rules``, so that a broken rule is the loader's
     error (file, JSON path, line) before any part is used. ``nesting=False``: the caller knows
@@ -125,7 +123,12 @@ def has_huge_int(text: str) -> bool:
     """Whether ``text`` holds a run of 309+ digits (an int beyond float64 may be written)."""
     if len(text) < len(_HUGE_RUN):
         return False
-    return _has_digit_run(text.encode("utf-8", "surrogatepass"), _HUGE_RUN)
+    return has_huge_digits(text.encode("utf-8", "surrogatepass"))
+
+
+def has_huge_digits(data: bytes) -> bool:
+    """:func:`has_huge_int` of UTF-8 ``data``."""
+    return _has_digit_run(data, _HUGE_RUN)
 
 
 def _scan_bytes(data: bytes, limit: int, nesting: bool = True) -> Scan:
