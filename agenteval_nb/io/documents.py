@@ -25,12 +25,12 @@ from .._gc import gc_paused
 from ..adk import looks_like_adk_test
 from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
-from ..schema.keys import fold_keys
+from ..schema.keys import fold_keys, folds_nothing
 from ..schema.metric import is_api_key_name
-from ..schema.plain import is_plain_json
 from .decoding import plain_bytes
 from .entry_rules import json_path
 from .escaping import escape_surrogates
+from .jsonscan import may_be_huge
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -59,13 +59,13 @@ def validate_plain(model: type[M], data: bytes, limit: int, short_digits: bool =
     :func:`validate_model` of the decoded data gives; else ``None`` (take that path).
 
     Exactly: the bytes cannot break a decoding rule the fast decoders let through
-    (:func:`~agenteval_nb.io.decoding.plain_bytes`; a number beyond the float64 range is the
-    caller's: a file scanned by :func:`~agenteval_nb.io.jsonscan.scan_file` has none), and they
-    are strict JSON that is plain for ``model``
-    (:func:`~agenteval_nb.schema.plain.is_plain_json`: only the models' wire keys, so folding
-    would change nothing). Whatever pydantic refuses is ``None`` too: the other path names the
-    problem."""
-    if not (plain_bytes(data, limit, short_digits) and is_plain_json(model, data)):
+    (:func:`~agenteval_nb.io.decoding.plain_bytes`; no number that may be beyond the float64
+    range, :func:`~agenteval_nb.io.jsonscan.may_be_huge`: pydantic would read infinity), and
+    folding would change nothing (:func:`~agenteval_nb.schema.keys.folds_nothing`). Whatever
+    pydantic refuses is ``None`` too: the other path names the problem."""
+    if not plain_bytes(data, limit, short_digits) or may_be_huge(data):
+        return None
+    if not folds_nothing(model, data):
         return None
     try:
         return model.model_validate_json(data)

@@ -26,6 +26,8 @@ decoder keeps them exact."""
 _DIGITS_AS_ZERO = bytes(ord("0") if ord("0") <= i <= ord("9") else ord(" ") for i in range(256))
 _LONG_RUN = b"0" * EXACT_INT_DIGITS
 _HUGE_RUN = b"0" * 309
+_MANTISSA_RUN = b"0" * 200
+"""Digits that, with a two-digit exponent, may pass the float64 range (:data:`MAYBE_HUGE`)."""
 """Digits of an int beyond the float64 range, at least."""
 
 
@@ -124,6 +126,19 @@ def has_huge_int(text: str) -> bool:
     if len(text) < len(_HUGE_RUN):
         return False
     return has_huge_digits(text.encode("utf-8", "surrogatepass"))
+
+
+_NUMBER_BYTES = {**dict.fromkeys(b"0123456789", ord("0")), ord("e"): ord("e"), ord("E"): ord("e")}
+_NUMBER_SHAPE = bytes(_NUMBER_BYTES.get(i, i if i == ord("+") else ord(" ")) for i in range(256))
+"""Digits as ``0``, ``e``/``E`` as ``e``, ``+`` kept, every other byte a space."""
+
+
+def may_be_huge(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` may hold a number beyond the float64 range: an upper bound of
+    :data:`MAYBE_HUGE` (a digit, ``e`` and three more digits, or a run of 200 digits), by one
+    byte translation and three substring searches."""
+    shape = data.translate(_NUMBER_SHAPE)
+    return b"0e000" in shape or b"0e+000" in shape or _MANTISSA_RUN in shape
 
 
 def has_huge_digits(data: bytes) -> bool:
