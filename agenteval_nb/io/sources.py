@@ -32,7 +32,7 @@ from pydantic_core import PydanticSerializationError
 
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
 from .decoding import decode_json, decode_plain
-from .documents import check_kind, validate_model, validate_plain
+from .documents import check_kind, validate_model
 from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH
 from .evalset_split import CASE_LEVELS, LIST, TOP, StreamedCases, split_evalset
 from .jsonscan import short_digit_runs
@@ -150,11 +150,7 @@ class StreamedResult:
         ``$.evalCaseResults[index]…``)."""
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
-        text = self.text(index)
-        found = validate_plain(EvalCaseResult, text, depth - len(prefix), self.short_digits)
-        if found is not None:
-            return found
-        data = decode_json(text, self.source, prefix, depth, self.short_digits)
+        data = decode_json(self.text(index), self.source, prefix, depth, self.short_digits)
         return validate_model(EvalCaseResult, data, self.source, prefix)
 
     def case_summaries(self) -> Iterator[CaseSummary]:

@@ -23,7 +23,7 @@ from agenteval_nb.errors import FormatError
 from agenteval_nb.io.decoding import decode_json
 from agenteval_nb.io.documents import validate_model, validate_plain
 from agenteval_nb.io.evalset_split import CASE_LEVELS
-from agenteval_nb.schema import EvalCase, EvalCaseResult
+from agenteval_nb.schema import EvalCase
 
 _scalars = (
     st.none()
@@ -210,72 +210,3 @@ def test_a_bad_file_names_the_problem_as_before(text, tmp_path):
     split, whole = _load(path), _load(path, split=False)
     assert split[0] == "error"
     assert split == whole
-
-
-def _result_texts() -> list[dict[str, Any]]:
-    """Case results as a run writes them (trajectory and final-response metrics)."""
-    cases = [
-        {
-            "evalId": f"c{i}",
-            "evalMode": "trace",
-            "sessionInput": {"appName": "a", "userId": "u"},
-            "conversation": [
-                {
-                    "invocationId": "i",
-                    "userContent": {"role": "user", "content": "q"},
-                    "finalResponse": {"role": "model", "content": f"a{i}"},
-                    "tools": [{"id": "t", "name": "calc", "arguments": {"x": i}}],
-                }
-            ],
-            "actualConversation": [
-                {
-                    "invocationId": "i",
-                    "userContent": {"role": "user", "content": "q"},
-                    "finalResponse": {"role": "model", "content": "a1"},
-                    "tools": [{"id": "t", "name": "calc", "arguments": {"x": 1}}],
-                }
-            ],
-        }
-        for i in range(3)
-    ]
-    trajectory = {"toolTrajectory": {"defaultStrategy": {"name": {}, "arguments": {}}}}
-    response = {"finalResponse": {"text": {"matchStrategy": "contains"}}}
-    metrics = [
-        {"metricName": "tool_trajectory_avg_score", "threshold": 1.0, "criterion": trajectory},
-        {"metricName": "final_response_avg_score", "threshold": 1.0, "criterion": response},
-    ]
-    run = ae.evaluate({"evalSetId": "s", "evalCases": cases}, metrics, progress=False)
-    return json.loads(run.result.model_dump_json(by_alias=True, exclude_none=True))[
-        "evalCaseResults"
-    ]
-
-
-_RESULTS = _result_texts()
-
-
-def _perturbed(data: Any, rng: random.Random, values: list[Any]) -> Any:
-    """``data`` with some values replaced by generated JSON."""
-    if isinstance(data, dict):
-        return {k: _perturbed(v, rng, values) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_perturbed(v, rng, values) for v in data]
-    return values.pop() if values and rng.random() < 0.1 else data
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.sampled_from(_RESULTS), st.lists(_json, max_size=6), st.randoms(use_true_random=False))
-def test_validate_plain_of_a_case_result_is_the_checked_path(result, values, rng):
-    raw = _text(_respelled(_perturbed(result, rng, values), rng), rng)
-    fast = validate_plain(EvalCaseResult, raw, CASE_LEVELS)
-    if fast is None:
-        return
-    prefix = ("evalCaseResults", 0)
-    slow = validate_model(EvalCaseResult, decode_json(raw, "<t>", prefix), "<t>", prefix)
-    _same(fast, slow)
-
-
-def test_validate_plain_reads_a_case_result_as_written():
-    raw = json.dumps(_RESULTS[0]).encode()
-    assert b"evalMetricResultPerInvocation" in raw and b"errorMessage" not in raw
-    assert validate_plain(EvalCaseResult, raw, CASE_LEVELS) is not None
-    assert validate_plain(EvalCaseResult, raw.replace(b'"evalId"', b'"EvalID"'), 9) is None
