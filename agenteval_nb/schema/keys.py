@@ -118,12 +118,12 @@ def _key_struct(cls: type[BaseModel]) -> Any:
         shape = nested.get(key)
         kind: Any = msgspec.Raw
         if shape is not None:
-            inner = _key_struct(shape[1])
-            kind = inner if shape[0] == "one" else list[inner] if shape[0] == "list" else None
-            kind = dict[str, inner] if shape[0] == "dict" else kind
-            kind = typing.Optional[kind]  # noqa: UP045
-        fields.append((f"f{len(fields)}", kind, None))
-        rename[f"f{len(fields) - 1}"] = key
+            inner: Any = _key_struct(shape[1])
+            wrapped = {"one": inner, "list": list[inner], "dict": dict[str, inner]}[shape[0]]
+            kind = typing.Optional[wrapped]  # noqa: UP045
+        attribute = f"f{len(fields)}"  # (wire keys need not be identifiers)
+        fields.append((attribute, kind, None))
+        rename[attribute] = key
     return msgspec.defstruct(
         f"{cls.__name__}Keys", fields, rename=rename, forbid_unknown_fields=True
     )
