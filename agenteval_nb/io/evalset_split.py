@@ -97,7 +97,10 @@ _ADK_PROBE = 5
 
 
 def split_evalset(data: bytes, source: str) -> StreamedCases | None:
-    """Eval set file ``data`` split (see the module), or ``None``: load the whole document."""
+    """Eval set file ``data`` split (see the module), or ``None``: load the whole document
+    (also when ``data`` is not UTF-8, which the fast decoders may let through)."""
+    if not _utf8(data):
+        return None
     try:
         top = TOP.decode(data)
         raw = LIST.decode(top["evalCases"])
@@ -135,3 +138,15 @@ def _may_nest_too_deep(top: dict[str, msgspec.Raw], cases: list[msgspec.Raw]) ->
 def _brackets(part: msgspec.Raw) -> int:
     text = bytes(part)
     return text.count(b"[") + text.count(b"{")
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 text (no lone surrogate either): ASCII at C speed, else
+    decoded once."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

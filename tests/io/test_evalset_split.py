@@ -197,6 +197,21 @@ def test_load_evalset_of_a_file_reads_plain_cases_fast(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"evalSetId": "s\xff", "evalCases": [{"evalId": "a"}]}',
+        b'{"evalSetId": "s", "evalCases": [{"evalId": "a", "x": "\xed\xa0\x80"}]}',
+    ],
+)
+def test_a_file_that_is_not_utf8_is_refused_as_before(raw, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(raw)
+    split, whole = _load(path), _load(path, split=False)
+    assert split[0] == "error" and "UTF-8" in split[1]
+    assert split == whole
+
+
+@pytest.mark.parametrize(
     "text",
     [
         '{"evalSetId": "s", "evalCases": [{"evalId": "a", "conversation": 3}]}',
