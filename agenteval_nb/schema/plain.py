@@ -135,18 +135,6 @@ def view(cls: type[BaseModel], data: Any) -> Any:
         return None
 
 
-def is_plain_json(cls: type[BaseModel], data: bytes) -> bool:
-    """Whether JSON text ``data`` is strict JSON and plain for ``cls`` (the module's rule: its
-    view struct reads it), checked at C speed without building Python data."""
-    if _adjusts_itself(cls):
-        return False
-    try:
-        msgspec.json.decode(data, type=view_class(cls))
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return False
-    return True
-
-
 def wire_of(viewed: Any) -> Any:
     """The plain data a view's model writes: wire keys in field order, ``None`` left out."""
     return msgspec.to_builtins(viewed)
