@@ -35,6 +35,7 @@ from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
+from .judge.usage import checked_prices
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
 from .stores.local import LocalResultStore
@@ -142,17 +143,17 @@ async def evaluate_async(
     agents = _agents(agent, expected_agent, user_simulator, tool_mock_agent, agent_timeout)
     where = case_executor(executor)
     extras = _judge_extras(judge, judge_num_samples)
-    judge_settings = JudgeSettings(
+    settings = judge_settings(
         judge=judge,
         cache=cache,
-        concurrency=judge_concurrency,
-        max_retries=judge_max_retries,
-        timeout=judge_timeout,
+        judge_concurrency=judge_concurrency,
+        judge_max_retries=judge_max_retries,
+        judge_timeout=judge_timeout,
         requests_per_minute=requests_per_minute,
         price_table=price_table,
     )
     # what the evaluation uses, opened; its options, built once
-    client, owns_client = open_judge(judge_settings, metric_list)
+    client, owns_client = open_judge(settings, metric_list)
     context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
     label = progress if isinstance(progress, str) else ""
     bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
@@ -269,6 +270,33 @@ class JudgeSettings:
     timeout: float | None
     requests_per_minute: float | None
     price_table: dict[str, tuple[float, float]] | None
+
+    def __post_init__(self) -> None:
+        checked_prices(self.price_table)  # refused here, before any case runs
+
+
+def judge_settings(
+    *,
+    judge: Any,
+    cache: bool | str | os.PathLike[str],
+    judge_concurrency: int,
+    judge_max_retries: int,
+    judge_timeout: float | None,
+    requests_per_minute: float | None,
+    price_table: dict[str, tuple[float, float]] | None,
+) -> JudgeSettings:
+    """The :class:`JudgeSettings` of the judge keywords of the front doors (``ae.evaluate``,
+    ``ae.experiment``: the same names) — their one builder, where a keyword meets its
+    setting; the concurrency is checked here (an int ≥ 1)."""
+    return JudgeSettings(
+        judge=judge,
+        cache=cache,
+        concurrency=positive_int("judge_concurrency", judge_concurrency),
+        max_retries=judge_max_retries,
+        timeout=judge_timeout,
+        requests_per_minute=requests_per_minute,
+        price_table=price_table,
+    )
 
 
 def _uses_judge(metric: EvalMetric) -> bool:

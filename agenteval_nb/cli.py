@@ -11,7 +11,9 @@ Commands (``agenteval COMMAND --help`` for the options):
 * ``passk RESULT --k 1 5 10`` — pass@k / pass^k of a multi-run result;
 * ``compare A B`` — paired comparison per metric (``ae.compare``);
 * ``convert IN OUT`` — a google-adk / trpc-agent-python eval set or ``test_config.json`` to the
-  Go format (writing the ADK format is not supported);
+  Go format (writing the ADK format is not supported); trace files (OTLP/JSON, Jaeger, Tempo,
+  Langfuse …, a file or a folder) to a trace-mode eval set, the load report on stderr, exit 2
+  with one line when no span could be read;
 * ``demo`` — the bundled demo, offline.
 
 Exit codes (the table in ``docs/cli.md``): 0 success (``run``: the evaluation ran to the end and
@@ -41,7 +43,7 @@ import polars as pl
 from . import demo
 from .adk import looks_like_adk_config, looks_like_metrics_config
 from .agents.base import Agent, as_agent
-from .analysis.headline import case_pass_rate, pass_rate_text
+from .analysis.headline import PASS_RATE_UNIT, case_pass_rate, pass_rate_text
 from .api import evaluate
 from .errors import ConfigError, FormatError, describe_exception, exception_message, is_interrupt
 from .evalrun import EvalRun
@@ -53,6 +55,8 @@ from .runs import RunCollection, as_run, load_run
 from .secrets import redact
 from .stores import LocalResultStore, ResultStore, SQLResultStore, StoreBackendError
 from .stores.locator import safe_name
+from .traces.load import load_traces, looks_like_traces
+from .traces.read import FORMATS
 from .views import compare, export_html
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -484,7 +488,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         [
             r["variant"],
             r["metric_name"],
-            f"{r['n_passed']}/{r['case_runs']}",
+            f"{r['n_passed']}/{r['cases']}",
             r["pass_rate"],
             f"[{_cell(r['pass_rate_low'])}, {_cell(r['pass_rate_high'])}]",
             r["mean_score"],
@@ -496,7 +500,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         for r in board.iter_rows(named=True)
     ]
     k = board["k"][0] if board.height else 1
-    header = ["variant", "metric", "passed", "pass rate", "95% Wilson", "mean score"]
+    header = ["variant", "metric", "passed cases", "pass rate", "95% Wilson", "mean score"]
+    print(f"pass rates in {PASS_RATE_UNIT}")
     print(table([*header, "pass@1", f"pass@{k}", "errors", "cost"], rows))
     print()
     pair_rows = [
@@ -535,9 +540,13 @@ def _kind_of(path: str) -> str:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    if not Path(args.input).is_file():
+    if not Path(args.input).exists():
         raise UsageError(f"{args.input}: file not found")
-    kind = args.kind or _kind_of(args.input)
+    kind = args.kind or ("traces" if looks_like_traces(args.input) else _kind_of(args.input))
+    if kind == "traces":
+        return _convert_traces(args)
+    if not Path(args.input).is_file():
+        raise UsageError(f"{args.input}: not a file")
     if kind == "metrics":
         metrics = load_metrics(args.input)
         path = save_metrics(metrics, args.output)
@@ -546,6 +555,26 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         eval_set = load_evalset(args.input)
         path = save_evalset(eval_set, args.output)
         print(f"{path}: eval set {eval_set.eval_set_id} ({len(eval_set.eval_cases or [])} cases)")
+    return EXIT_OK
+
+
+def _convert_traces(args: argparse.Namespace) -> int:
+    """Spans → a trace-mode eval set (``ae.load_traces``); the report on stderr; exit 2 with
+    one line when nothing could be read."""
+    eval_set, report = load_traces(
+        args.input, format=args.format, group_by=args.group_by, eval_set_id=args.eval_set_id
+    )
+    if not eval_set.eval_cases:
+        first = report.problems[0] if report.problems else None
+        why = f" ({first.where}: {first.message})" if first is not None else ""
+        raise UsageError(f"{args.input}: no spans could be read{why}")
+    path = save_evalset(eval_set, args.output)
+    _err(report.summary())
+    turns = sum(len(c.actual_conversation or ()) for c in eval_set.eval_cases)
+    print(
+        f"{path}: eval set {eval_set.eval_set_id} ({len(eval_set.eval_cases)} cases, "
+        f"{turns} turns) from traces"
+    )
     return EXIT_OK
 
 
@@ -583,6 +612,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         )
         overall = exp.leaderboard_df(backend="polars").filter(pl.col("metric_name") == "overall")
         rows = [[r["variant"], r["pass_rate"], r["errors"]] for r in overall.iter_rows(named=True)]
+        print(f"pass rates in {PASS_RATE_UNIT}")
         print(table(["variant", "pass rate", "errors"], rows))
         print(f"report: {out / 'experiment' / 'report.html'}")
     return EXIT_OK
@@ -739,11 +769,16 @@ def build_parser() -> argparse.ArgumentParser:
     conv = sub.add_parser(
         "convert",
         parents=[common],
-        help="ADK / trpc-agent-python eval set or test_config.json to the Go format",
+        help="ADK / trpc-agent-python eval set, test_config.json or trace files to the Go format",
     )
-    conv.add_argument("input", metavar="IN")
+    conv.add_argument("input", metavar="IN", help="a file; for traces also a folder")
     conv.add_argument("output", metavar="OUT")
-    conv.add_argument("--kind", choices=["evalset", "metrics"], help="default: detected")
+    conv.add_argument("--kind", choices=["evalset", "metrics", "traces"], help="default: detected")
+    conv.add_argument(
+        "--format", choices=FORMATS, default="auto", help="traces: the envelope (default: auto)"
+    )
+    conv.add_argument("--group-by", metavar="ATTR", help="traces: the conversation attribute")
+    conv.add_argument("--eval-set-id", metavar="ID", help="traces: default the file's name")
     conv.set_defaults(func=_cmd_convert)
 
     dm = sub.add_parser("demo", parents=[common], help="evaluate the bundled demo data offline")

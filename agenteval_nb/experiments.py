@@ -12,7 +12,6 @@ each with its own progress bars, and share one judge client (its cache, limits a
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -27,13 +26,18 @@ from .analysis import experiment as analysis
 from .analysis.frames import to_backend
 from .analysis.load import metrics_of, path_of
 from .analysis.paired import Comparison, compare_records
-from .api import EvalSetInput, JudgeSettings, close_judge, evaluate_async, open_judge
+from .api import EvalSetInput, close_judge, evaluate_async, judge_settings, open_judge
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
+from .errors import FormatError
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
+from .judge.usage import checked_prices
+from .render.board import OVERVIEW_COLUMNS, leaderboard_table
+from .render.text import html
 from .runs import as_run, load_run
 from .schema import EvalMetric, EvalSetResult
 from .stores.base import ResultStore
+from .stores.locator import inside
 from .syncio import sync_twin
 
 __all__ = [
@@ -66,7 +70,7 @@ class Experiment(Mapping[str, EvalRun]):
     ) -> None:
         self.runs = dict(runs)
         self.num_runs = num_runs
-        self.price_table = dict(price_table) if price_table else None
+        self.price_table = checked_prices(price_table) or None
         self.metrics = list(metrics)
 
     @property
@@ -171,13 +175,9 @@ class Experiment(Mapping[str, EvalRun]):
 
     def _repr_html_(self) -> str:
         board = analysis.leaderboard_of(self).filter(pl.col("metric_name") == analysis.OVERALL)
-        rows = "".join(
-            f"<tr><td>{html.escape(r['variant'])}</td><td>{r['n_passed']}/{r['case_runs']}</td>"
-            f"<td>{r['pass_rate']:.3f}</td><td>{r['errors']}</td></tr>"
-            for r in board.iter_rows(named=True)
+        return str(
+            html("<div><b>Experiment</b>{}</div>", leaderboard_table(board, OVERVIEW_COLUMNS))
         )
-        head = "<tr><th>variant</th><th>passed</th><th>pass rate</th><th>errors</th></tr>"
-        return f"<div><b>Experiment</b><table>{head}{rows}</table></div>"
 
 
 def experiment_of_runs(runs: Mapping[str, Any], **options: Any) -> Experiment:
@@ -226,7 +226,10 @@ def _kept_info(run: EvalRun) -> dict[str, Any]:
 
 
 def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
-    """The experiment :meth:`Experiment.save` wrote to ``directory``."""
+    """The experiment :meth:`Experiment.save` wrote to ``directory``. The files its manifest
+    names are read only from inside the folder (:func:`~agenteval_nb.stores.locator.inside`):
+    an entry that leaves it (``..``, an absolute name, a symbolic link out) is a
+    :class:`FormatError` naming the entry."""
     folder = Path(directory)
     manifest_path = folder / MANIFEST
     try:
@@ -236,9 +239,13 @@ def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
         raise ValueError(
             f"{manifest_path}: expected {{'variants': [{{'name', 'file'}}, …]}} ({exc})"
         ) from exc
-    metrics = load_metrics(folder / manifest["metrics"]) if manifest.get("metrics") else []
+    metrics_file = manifest.get("metrics")
+    metrics = load_metrics(_own_file(folder, metrics_file, "$.metrics")) if metrics_file else []
     runs = {
-        name: as_run(load_run(folder / file, metrics=metrics or None)) for name, file in entries
+        name: as_run(
+            load_run(_own_file(folder, file, f"$.variants[{i}].file"), metrics=metrics or None)
+        )
+        for i, (name, file) in enumerate(entries)
     }
     for entry in manifest["variants"]:
         run = runs[entry["name"]]
@@ -251,6 +258,18 @@ def load_experiment(directory: str | os.PathLike[str]) -> Experiment:
         price_table={k: tuple(v) for k, v in price_table.items()} if price_table else None,
         metrics=metrics,
     )
+
+
+def _own_file(folder: Path, name: Any, entry: str) -> Path:
+    """The file ``name`` of manifest ``entry``, which must lie inside the experiment folder."""
+    path = folder / name if isinstance(name, str) and name else None
+    if path is None or not inside(folder, path):
+        raise FormatError(
+            str(folder / MANIFEST),
+            entry,
+            f"a file name inside the experiment folder {folder} (got {name!r})",
+        )
+    return path
 
 
 # -- running one --------------------------------------------------------------------------------
@@ -365,12 +384,12 @@ async def experiment_async(
             if difference is not None:
                 raise ValueError(f"variant {name!r} was scored differently: {difference}")
             recorded[name] = run
-    settings = JudgeSettings(
+    settings = judge_settings(
         judge=judge,
         cache=cache,
-        concurrency=judge_concurrency,
-        max_retries=judge_max_retries,
-        timeout=judge_timeout,
+        judge_concurrency=judge_concurrency,
+        judge_max_retries=judge_max_retries,
+        judge_timeout=judge_timeout,
         requests_per_minute=requests_per_minute,
         price_table=price_table,
     )

@@ -432,8 +432,9 @@ def _board_rows(experiment: Experiment, metric: str | None, level: float = 0.95)
 
 
 def leaderboard(experiment: Experiment, metric: str | None = None, level: float = 0.95) -> Figure:
-    """Pass rate per variant with Wilson intervals (the leaderboard's order, best on top), and
-    the mean score with its case-clustered interval as a second marker."""
+    """Pass rate per variant in cases with Wilson intervals (the leaderboard's order, best on
+    top), and the mean score over cases with its interval (clipped to the score's range) as a
+    second marker."""
     rows = _board_rows(experiment, metric, level)
     if rows.height == 0:
         return _no_data(_figure(), "no variants")
@@ -448,7 +449,7 @@ def leaderboard(experiment: Experiment, metric: str | None = None, level: float 
         fmt="o",
         color=_PASS,
         capsize=3,
-        label=f"pass rate ({level:.0%} Wilson)",
+        label=f"pass rate, cases ({level:.0%} Wilson)",
     )
     means = rows["mean_score"].to_numpy()
     ax.errorbar(
@@ -461,7 +462,7 @@ def leaderboard(experiment: Experiment, metric: str | None = None, level: float 
         fmt="s",
         color=_A,
         capsize=3,
-        label="mean score (clustered CI)",
+        label=f"mean score over cases ({level:.0%} CI)",
     )
     ax.set_yticks(positions, rows["variant"].to_list())
     ax.invert_yaxis()

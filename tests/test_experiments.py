@@ -153,6 +153,53 @@ def test_load_experiment_names_a_bad_manifest(tmp_path):
         ae.load_experiment(tmp_path)
 
 
+def test_load_experiment_reads_no_file_outside_its_folder(exp, tmp_path):
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    first = manifest["variants"][0]["file"]
+    outside = tmp_path / "elsewhere.evalset_result.json"
+    (folder / first).rename(outside)
+    link = folder / "link.evalset_result.json"
+    link.symlink_to(outside)
+    for name in ("../elsewhere.evalset_result.json", str(outside), link.name):
+        manifest["variants"][0]["file"] = name
+        (folder / "experiment.json").write_text(json.dumps(manifest))
+        with pytest.raises(ae.FormatError) as info:
+            ae.load_experiment(folder)
+        text = str(info.value)
+        assert info.value.json_path == "$.variants[0].file", name
+        assert str(folder / "experiment.json") in text and repr(name) in text
+
+
+def test_load_experiment_reads_no_metrics_file_outside_its_folder(exp, tmp_path):
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    assert manifest.get("metrics"), "the saved experiment names its metrics file"
+    (folder / manifest["metrics"]).rename(tmp_path / "metrics.json")
+    manifest["metrics"] = "../metrics.json"
+    (folder / "experiment.json").write_text(json.dumps(manifest))
+    with pytest.raises(ae.FormatError, match=r"\$\.metrics.*'\.\./metrics\.json'"):
+        ae.load_experiment(folder)
+
+
+def test_a_negative_or_nan_price_is_refused_before_any_agent_runs(tmp_path, exp):
+    agent = Counting()
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        run_experiment({"new": agent}, price_table={"mini": (-1.0, 1.0)})
+    assert agent.calls == 0
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.evaluate(EVALSET, [METRIC], agent=agent, price_table={"mini": (1.0, math.nan)})
+    assert agent.calls == 0
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.Experiment(exp.runs, price_table={"mini": (math.inf, 0.0)})
+    folder = exp.save(tmp_path / "exp")
+    manifest = json.loads((folder / "experiment.json").read_text())
+    manifest["price_table"] = {"mini": [0.1, -0.2]}
+    (folder / "experiment.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=r"price_table\['mini'\]"):
+        ae.load_experiment(folder)
+
+
 def test_variant_files_are_safe_and_distinct():
     from agenteval_nb.experiments import variant_files
 
@@ -244,7 +291,10 @@ def test_repr_of_an_experiment(exp):
     assert repr(exp) == "Experiment(3 variants: right, last_week, wrong)"
     page = exp._repr_html_()
     assert page.index("right") < page.index("last_week") < page.index("wrong")
-    assert "6/6" in page and "0/6" in page
+    # passed cases of all cases (3 cases × 2 runs each): the unit is said beside them
+    assert "<td>right</td><td>3</td><td>3</td>" in page
+    assert "<td>wrong</td><td>0</td><td>3</td>" in page
+    assert "cases passed, runs averaged per case" in page
 
 
 def test_each_agent_variant_has_its_own_labelled_progress_bars(capsys):
@@ -298,3 +348,46 @@ def test_compare_two_variants_by_name(exp):
     assert comparison.stats.equals(direct.stats)
     with pytest.raises(KeyError, match="no variant"):
         exp.compare("right", "nope")
+
+
+def test_inspect_a_one_variant_experiment_shows_that_variant():
+    """A grid built one variant at a time: its first variant is inspected on its own."""
+    single = run_experiment({"only": half_right})
+    inspector = ae.inspect(single)
+    assert "only" in inspector.board.value
+    assert inspector.pickers.layout.display == "none"
+    assert inspector.comparison.title == ae.inspect(single["only"]).title
+    assert inspector.comparison.visible[0].eval_id == "c3"  # its failure first
+    assert inspector._repr_mimebundle_()["text/plain"] == "<experiment inspector: only>"
+
+
+def test_picking_one_variant_twice_shows_its_run(exp):
+    inspector = ae.inspect(exp)
+    view = inspector.choose("right", "right")
+    assert view.title == ae.inspect(exp["right"]).title
+
+
+def test_every_view_of_the_board_names_its_unit(exp, tmp_path):
+    unit = "cases passed, runs averaged per case"
+    page = ae.export_html(exp, tmp_path / "exp.html").read_text(encoding="utf-8")
+    assert unit in page and unit in ae.inspect(exp).board.value and unit in exp._repr_html_()
+    assert "<th>pass_rate_case_runs</th>" in page
+
+
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-2, ValueError), (1.5, TypeError)])
+def test_judge_keywords_are_checked_alike_by_evaluate_and_experiment(bad, error):
+    """One builder turns the judge keywords into settings for both front doors."""
+    counting = Counting()
+    with pytest.raises(error, match="judge_concurrency") as from_experiment:
+        run_experiment({"a": counting}, judge_concurrency=bad)
+    assert counting.calls == 0  # refused before any agent ran
+    with pytest.raises(error, match="judge_concurrency") as from_evaluate:
+        ae.evaluate(
+            EVALSET,
+            [METRIC],
+            agent=counting,
+            registry=registry_with(ExactAnswer()),
+            judge_concurrency=bad,
+            progress=False,
+        )
+    assert str(from_experiment.value) == str(from_evaluate.value)

@@ -4,10 +4,15 @@ variants).
 
 Counting rules shared by every function here:
 
-* a **case-run** is one row of a record's cases table (one case in one run); every case-run
-  counts, so a case that errored is a case-run that did not pass (nothing passes by vanishing);
-* for a metric, a case-run passed when its metric row says ``passed`` (a case-run without a row
-  for the metric did not pass); ``"overall"`` reads the case status;
+* the unit of a pass rate is the **case**, each case's runs combined first (SPEC §8.7), read
+  from the functions the run report reads (:func:`~.stats.summary_frame` per metric,
+  :func:`~.headline.case_pass_rate` overall), so that a variant's leaderboard row and its run
+  report show one number; a case that errored counts as not passed (nothing passes by
+  vanishing);
+* a **case-run** is one row of a record's cases table (one case in one run): the unit of the
+  explicitly named ``*_case_runs`` columns, of pass@k and of the matrix; a case-run passed
+  when its metric row says ``passed`` (a case-run without a row for the metric did not pass);
+  ``"overall"`` reads the case status;
 * a score is read only from evaluated rows (status passed/failed, score not NaN).
 """
 
@@ -23,10 +28,11 @@ import polars as pl
 from ..judge.usage import cost_of
 from .columns import SCHEMAS
 from .frames import frame
+from .headline import case_pass_rate
 from .paired import STATS_SCHEMA, compare_records
 from .passk import num_runs, pass_at_k_cases, pass_hat_k_cases
 from .record import HoldsRecord, RunRecord, record_of
-from .stats import clustered_se, normal_ci, wilson_interval
+from .stats import summarize_scores, summary_frame, wilson_interval
 
 OVERALL = "overall"
 """The ``metric_name`` of a variant's row read from the case status."""
@@ -38,11 +44,12 @@ LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
     "metric_name": pl.String(),
     "cases": pl.Int64(),
     "runs": pl.Int64(),
-    "case_runs": pl.Int64(),
     "n_passed": pl.Int64(),
     "pass_rate": pl.Float64(),
     "pass_rate_low": pl.Float64(),
     "pass_rate_high": pl.Float64(),
+    "case_runs": pl.Int64(),
+    "pass_rate_case_runs": pl.Float64(),
     "n_scored": pl.Int64(),
     "mean_score": pl.Float64(),
     "mean_score_se": pl.Float64(),
@@ -61,18 +68,23 @@ LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
     "elapsed_s": pl.Float64(),
     "errors": pl.Int64(),
 }
-"""One row per (variant, metric) plus an ``"overall"`` row per variant:
+"""One row per (variant, metric) plus an ``"overall"`` row per variant, in cases
+(:data:`~.headline.PASS_RATE_UNIT`, the run report's numbers):
 
-``cases`` distinct eval ids, ``runs`` the record's run count, ``case_runs`` / ``n_passed`` the
-pass-rate denominator and numerator, ``pass_rate`` with its Wilson interval; ``n_scored``
-evaluated case-runs and their ``mean_score`` with the SE clustered by case and its normal
-interval; ``pass_at_1`` / ``pass_at_k`` (Chen et al., per case, mean over cases) and
-``pass_hat_1`` / ``pass_hat_k`` (unbiased ``C(c,k)/C(n,k)``) at ``k`` (the experiment's runs;
-NaN when a case has fewer runs); the variant's ``agent_tokens``, ``judge_tokens``, ``cost``
-(agent and judge, from the price table; NaN when a model that used tokens has no price or there
-is no price table), inference latency per case (``latency_p50_s`` / ``latency_p95_s``, NaN when
-the record does not hold it), the run's wall-clock ``elapsed_s`` and ``errors`` (case-runs with
-an error message). The variant columns repeat on each of its rows."""
+``cases`` / ``n_passed`` the pass rate's denominator and numerator — for a metric the cases it
+evaluated or that errored, overall every case — ``pass_rate`` with its Wilson interval over
+cases; ``runs`` the record's run count; ``case_runs`` and ``pass_rate_case_runs`` the same
+pass rate counted in case-runs (kept to show flakiness: each case-run on its own);
+``n_scored`` cases with a finite mean score, ``mean_score`` the mean of the per-case means,
+its SE over cases (``mean_score_se``) and interval (``mean_score_low`` / ``mean_score_high``,
+the normal interval clipped to the score's range, :func:`~.stats.bounded_ci`); ``pass_at_1`` /
+``pass_at_k`` (Chen et al., per case, mean over cases) and ``pass_hat_1`` / ``pass_hat_k``
+(unbiased ``C(c,k)/C(n,k)``) at ``k`` (the experiment's runs; NaN when a case has fewer runs);
+the variant's ``agent_tokens``, ``judge_tokens``, ``cost`` (agent and judge, from the price
+table; NaN when a model that used tokens has no price or there is no price table), inference
+latency per case (``latency_p50_s`` / ``latency_p95_s``, NaN when the record does not hold it),
+the run's wall-clock ``elapsed_s`` and ``errors`` (case-runs with an error message). The
+variant columns repeat on each of its rows."""
 
 PAIRWISE_SCHEMA: dict[str, pl.DataType] = {
     "metric_name": pl.String(),
@@ -214,35 +226,64 @@ def _pass_k(rows: pl.DataFrame, k: int) -> tuple[float, float]:
     return mean(pass_at_k_cases(n, c, k)), mean(pass_hat_k_cases(n, c, k))
 
 
-def _outcome(rows: pl.DataFrame, k: int, level: float) -> dict[str, Any]:
-    """The pass-rate, score and pass@k columns of one (variant, metric)."""
+def _case_runs_outcome(rows: pl.DataFrame, k: int) -> dict[str, Any]:
+    """The columns of one (variant, metric) counted in case-runs: their count, their pass rate
+    and pass@k."""
     total = rows.height
-    passed = int(rows["passed"].sum())
-    low, high = wilson_interval(passed, total, level)
-    scored = rows.filter(pl.col("score").is_not_null())
-    scores = scored["score"].to_numpy()
-    mean = float(scores.mean()) if scores.size else math.nan
-    se = clustered_se(scores, scored["eval_id"].to_list()) if scores.size else math.nan
-    ci = normal_ci(mean, se, level)
     at_1, hat_1 = _pass_k(rows, 1)
     at_k, hat_k = _pass_k(rows, k)
     return {
-        "cases": rows["eval_id"].n_unique(),
         "case_runs": total,
-        "n_passed": passed,
-        "pass_rate": passed / total if total else math.nan,
-        "pass_rate_low": low,
-        "pass_rate_high": high,
-        "n_scored": int(scores.size),
-        "mean_score": mean,
-        "mean_score_se": se,
-        "mean_score_low": ci.low,
-        "mean_score_high": ci.high,
+        "pass_rate_case_runs": int(rows["passed"].sum()) / total if total else math.nan,
         "k": k,
         "pass_at_1": at_1,
         "pass_hat_1": hat_1,
         "pass_at_k": at_k,
         "pass_hat_k": hat_k,
+    }
+
+
+def _metric_outcome(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The case columns of a metric: its row of :func:`~.stats.summary_frame`."""
+    n_cases = summary["n_cases"]
+    return {
+        "cases": n_cases,
+        "n_passed": summary["n_passed"],
+        "pass_rate": summary["pass_rate"] if n_cases else math.nan,
+        "pass_rate_low": summary["pass_rate_ci_low"],
+        "pass_rate_high": summary["pass_rate_ci_high"],
+        "n_scored": summary["n"],
+        "mean_score": summary["mean"],
+        "mean_score_se": summary["se"],
+        "mean_score_low": summary["ci_low"],
+        "mean_score_high": summary["ci_high"],
+    }
+
+
+def _overall_outcome(record: RunRecord, level: float) -> dict[str, Any]:
+    """The case columns of ``"overall"``: the case verdicts of :func:`~.headline.case_pass_rate`
+    and the mean of each case's mean case score."""
+    passed, total = case_pass_rate(record)
+    low, high = wilson_interval(passed, total, level)
+    per_case = (
+        case_runs(record, OVERALL)
+        .group_by("eval_id", maintain_order=True)
+        .agg(pl.col("score").mean())["score"]
+        .fill_null(math.nan)
+        .to_numpy()
+    )
+    stats = summarize_scores(per_case, level=level)
+    return {
+        "cases": total,
+        "n_passed": passed,
+        "pass_rate": passed / total if total else math.nan,
+        "pass_rate_low": low,
+        "pass_rate_high": high,
+        "n_scored": stats["n"],
+        "mean_score": stats["mean"],
+        "mean_score_se": stats["se"],
+        "mean_score_low": stats["ci_low"],
+        "mean_score_high": stats["ci_high"],
     }
 
 
@@ -325,10 +366,13 @@ def leaderboard_frame(
     rows: list[dict[str, Any]] = []
     for variant, record in records.items():
         usage = _usage(record, price_table)
-        for metric in [*names, OVERALL]:
+        summaries = summary_frame(record, level, metric_names=names).iter_rows(named=True)
+        cases = [_metric_outcome(row) for row in summaries] + [_overall_outcome(record, level)]
+        for metric, outcome in zip([*names, OVERALL], cases, strict=True):
             rows.append(
                 {"variant": variant, "metric_name": metric}
-                | _outcome(case_runs(record, metric), k, level)
+                | outcome
+                | _case_runs_outcome(case_runs(record, metric), k)
                 | usage
             )
     table = pl.DataFrame(

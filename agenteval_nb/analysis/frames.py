@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -43,9 +43,6 @@ from ..schema import EvalMetric, EvalMetricResult, EvalSet, EvalSetResult, EvalS
 from ..schema.extras import JUDGE_KEY, VERIFIER_KEY, JudgeRecord, judge_record, verifier_record
 from ..settings import config
 from .columns import COLUMNS, SCHEMAS, STRS
-
-if TYPE_CHECKING:
-    from .record import RunRecord
 
 _STR = pl.String()
 _INT = pl.Int64()
@@ -100,6 +97,13 @@ class ResultView(Protocol):
 
     @property
     def evalsets(self) -> Sequence[EvalSet]: ...
+
+
+class HoldsTables(Protocol):
+    """What the functions over built tables read: ``table(kind)``, the frame table of a kind (a
+    :class:`~.record.RunRecord`, which builds its tables with :data:`BUILDERS`)."""
+
+    def table(self, kind: str) -> pl.DataFrame: ...
 
 
 @dataclass(slots=True)
@@ -649,7 +653,7 @@ def combine_runs_exprs(score: pl.Expr, status: pl.Expr, threshold: pl.Expr) -> l
     ]
 
 
-def across_runs_frame(record: RunRecord, by: str = "case") -> pl.DataFrame:
+def across_runs_frame(record: HoldsTables, by: str = "case") -> pl.DataFrame:
     """One row per key over all runs: ``by="case"`` keys ``(eval_id, metric_name)`` (overall
     metric results), ``by="invocation"`` keys ``(eval_id, invocation_index, metric_name)``.
 
@@ -671,8 +675,8 @@ def across_runs_frame(record: RunRecord, by: str = "case") -> pl.DataFrame:
     ).select([*keys, "score", "threshold", "status", "passed", "n_runs"])
 
 
-def frame(record: RunRecord, kind: str, backend: str | None = None) -> Any:
-    """The ``kind`` table of the record (:meth:`~.record.RunRecord.table`) in ``backend``."""
+def frame(record: HoldsTables, kind: str, backend: str | None = None) -> Any:
+    """The ``kind`` table of the record (its ``table(kind)``) in ``backend``."""
     if kind not in BUILDERS:
         known = sorted(BUILDERS)
         raise ValueError(f"unknown frame kind {kind!r}; expected one of {known}")

@@ -19,7 +19,7 @@ mark (one per key, last writer wins per mark, locked read-merge-write) are
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import polars as pl
 from ..io.reviews import (
     MARKS,
     Mark,
+    mark_fields,
     merge_marks,
     now_timestamp,
     read_marks,
@@ -170,7 +171,7 @@ def keep_marks_in_store(
 
 def frame_of_marks(marks: list[Mark]) -> pl.DataFrame:
     """One row per mark, columns :data:`REVIEWS_SCHEMA` (``timestamp`` a UTC datetime)."""
-    rows = [asdict(m) for m in marks]
+    rows = [mark_fields(m) for m in marks]
     table = (
         pl.DataFrame(rows, schema={**REVIEWS_SCHEMA, "timestamp": pl.String}, orient="row")
         if rows

@@ -9,7 +9,10 @@ Conventions shared by every function here:
 * where a quantity is undefined (no data, a single observation for a spread) the result is NaN,
   never an exception;
 * resampling uses ``numpy.random.default_rng(seed)``, so equal inputs and seed give equal output;
-* ``level`` is the two-sided confidence level, ``z = Φ⁻¹(0.5 + level/2)`` (1.959964 at 0.95).
+* ``level`` is the two-sided confidence level, ``z = Φ⁻¹(0.5 + level/2)`` (1.959964 at 0.95);
+* an interval shown for a mean score (or a difference of means) is :func:`bounded_ci`: the normal
+  interval clipped to the range the mean can take (:func:`score_range`), so that it never runs
+  past the score's scale (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ __all__ = [
     "agreement",
     "binary_se",
     "bootstrap_ci",
+    "bounded_ci",
     "brier_score",
     "calibration_bins",
     "cluster_bootstrap_ci",
@@ -57,6 +61,7 @@ __all__ = [
     "normal_ci",
     "paired_bootstrap_ci",
     "paired_difference",
+    "score_range",
     "summarize_scores",
     "wilson_interval",
     "z_value",
@@ -185,6 +190,34 @@ def normal_ci(mean: float, se: float, level: float = 0.95) -> Interval:
     return Interval(mean - z * se, mean + z * se)
 
 
+SCORE_SCALE = Interval(0.0, 1.0)
+"""The scale of metric scores (the reference's scores lie in [0, 1])."""
+
+
+def score_range(*samples: npt.ArrayLike) -> Interval:
+    """The range a mean of these scores can take: :data:`SCORE_SCALE`, widened to every finite
+    observed value (a custom evaluator may score outside [0, 1])."""
+    values = [np.asarray(s, dtype=float).reshape(-1) for s in samples]
+    joined = np.concatenate(values) if values else np.empty(0)
+    finite = joined[np.isfinite(joined)]
+    if finite.size == 0:
+        return SCORE_SCALE
+    return Interval(
+        min(SCORE_SCALE.low, float(finite.min())), max(SCORE_SCALE.high, float(finite.max()))
+    )
+
+
+def bounded_ci(mean: float, se: float, bounds: Interval, level: float = 0.95) -> Interval:
+    """The interval of every mean score shown (summaries, leaderboard, comparisons): the
+    normal interval ``mean ± z·se`` clipped to ``bounds``, the range the mean can take. The
+    mean lies in ``bounds``, so clipping drops only impossible values: the coverage is the
+    normal interval's. NaN bounds when mean or se is NaN."""
+    low, high = normal_ci(mean, se, level)
+    if math.isnan(low):
+        return Interval(low, high)
+    return Interval(max(bounds.low, low), min(bounds.high, high))
+
+
 def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
     """Wilson score interval for a proportion ``p̂ = successes/n``.
 
@@ -296,7 +329,8 @@ def paired_bootstrap_ci(
 
 
 def paired_difference(a: npt.ArrayLike, b: npt.ArrayLike, level: float = 0.95) -> dict[str, Any]:
-    """Mean paired difference ``d_i = a_i − b_i`` with ``SE = sd(d)/√n`` and a normal CI.
+    """Mean paired difference ``d_i = a_i − b_i`` with ``SE = sd(d)/√n`` and its interval,
+    :func:`bounded_ci` within the differences two scores of :func:`score_range` can have.
 
     Returns ``{n, mean_diff, se, ci_low, ci_high}``; ``se`` and the CI are NaN when n < 2,
     ``mean_diff`` is NaN when n == 0.
@@ -306,7 +340,9 @@ def paired_difference(a: npt.ArrayLike, b: npt.ArrayLike, level: float = 0.95) -
     n = int(d.size)
     mean_diff = float(d.mean()) if n else math.nan
     se = mean_se(d)
-    low, high = normal_ci(mean_diff, se, level)
+    scale = score_range(a_arr, b_arr)
+    width = scale.high - scale.low
+    low, high = bounded_ci(mean_diff, se, Interval(-width, width), level)
     return {"n": n, "mean_diff": mean_diff, "se": se, "ci_low": low, "ci_high": high}
 
 
@@ -363,7 +399,8 @@ def summarize_scores(
 
     Keys: ``n`` (non-NaN scores), ``mean``, ``se`` (:func:`clustered_se` when ``clusters`` is
     given, else :func:`mean_se`), ``se_kind`` (``"clustered"`` / ``"iid"``), ``n_clusters``
-    (None without clusters), ``ci_low``/``ci_high`` (``mean ± z·se``), ``n_passed``,
+    (None without clusters), ``ci_low``/``ci_high`` (:func:`bounded_ci` in the
+    :func:`score_range` of the scores), ``n_passed``,
     ``pass_rate`` (share of true ``passed`` flags, over all given flags), and
     ``pass_rate_ci_low``/``pass_rate_ci_high`` (Wilson). Pass keys are NaN / None when
     ``passed`` is None.
@@ -380,7 +417,7 @@ def summarize_scores(
         se_kind = "iid"
     n = int(arr.size)
     mean = float(arr.mean()) if n else math.nan
-    low, high = normal_ci(mean, se, level)
+    low, high = bounded_ci(mean, se, score_range(arr), level)
     out: dict[str, Any] = {
         "n": n,
         "mean": mean,
@@ -431,45 +468,74 @@ def summary_frame(
     record: RunRecord,
     level: float = 0.95,
     cluster: str | Mapping[str, Any] | None = None,
+    metric_names: Sequence[str] | None = None,
 ) -> pl.DataFrame:
-    """Per metric: mean score with SE and normal CI, and pass rate with a Wilson CI.
+    """Per metric: mean score with SE and interval, and pass rate with a Wilson CI — the case
+    verdicts every pass rate per metric shows (run report, CLI, repr, leaderboard).
 
     The unit is the case: each case's evaluated runs (status passed/failed) are averaged
     first (STATS.md, repeated runs), and whether the case passed is the ``passed`` column of
-    :func:`~.frames.across_runs_frame` (SPEC §8.7; a NaN mean fails). ``cluster`` names a
-    column of :meth:`cases_df` or maps eval_id → cluster; the SE is then clustered
-    (``se_kind="clustered"``) and ``se_iid`` keeps the unclustered value. Columns:
+    :func:`~.frames.across_runs_frame` (SPEC §8.7; a NaN mean fails). A case with no
+    evaluated run of the metric counts as not passed when a run of it has an error (SPEC §8.6:
+    not_evaluated + error ⇒ failed; nothing passes by vanishing), and is left out otherwise.
+    ``cluster`` names a column of :meth:`cases_df` or maps eval_id → cluster; the SE is then
+    clustered (``se_kind="clustered"``) and ``se_iid`` keeps the unclustered value. Columns:
     ``metric_name, n, n_runs, mean, se, se_iid, se_kind, n_clusters, ci_low, ci_high,
     n_passed, n_cases, pass_rate, pass_rate_ci_low, pass_rate_ci_high, threshold``: ``n`` counts
-    the cases with a finite mean (the mean's sample), ``n_cases`` every evaluated case (the pass
-    rate's denominator: ``pass_rate = n_passed / n_cases``).
+    the cases with a finite mean (the mean's sample; ``ci_*`` is :func:`bounded_ci`),
+    ``n_cases`` the pass rate's denominator (``pass_rate = n_passed / n_cases``). Rows: the
+    metrics with a case in their denominator, by name; or one per ``metric_names``, in order.
     """
     per_case = across_runs_frame(record, "case").filter(pl.col("n_runs") > 0)
     clusters_of = _clusters(record, cluster) if cluster is not None else None
+    errored = _errored_cases(record)
+    groups = {
+        str(name): group
+        for (name,), group in per_case.group_by(["metric_name"], maintain_order=True)
+    }
+    if metric_names is None:
+        held = record.table("metrics")["metric_name"].drop_nulls().unique().to_list()
+        declared = [m.metric_name for m in record.metrics if m.metric_name]
+        names = sorted(set(groups) | ({*held, *declared} if errored else set()))
+    else:
+        names = list(metric_names)
     schema = _SUMMARY_SCHEMA
     rows: dict[str, list[Any]] = {name: [] for name in schema}
-    for (name,), group in sorted(
-        per_case.group_by(["metric_name"], maintain_order=True), key=lambda g: str(g[0][0])
-    ):
-        ids = group["eval_id"].to_list()
-        scores = group["score"].to_numpy()
+    for name in names:
+        group = groups.get(name, per_case.clear())
+        evaluated = group["eval_id"].to_list()
+        seen = set(evaluated)
+        ids = evaluated + [i for i in errored if i not in seen]
+        if metric_names is None and not ids:
+            continue
+        failed = len(ids) - len(evaluated)
+        scores = np.concatenate([group["score"].to_numpy(), np.full(failed, np.nan)])
+        passed = np.concatenate([group["passed"].to_numpy(), np.zeros(failed, dtype=bool)])
         clusters = None
         if clusters_of is not None:
             missing = [i for i in ids if i not in clusters_of]
             if missing:
                 raise ValueError(f"no cluster for eval ids {missing[:5]}")
             clusters = [clusters_of[i] for i in ids]
-        stats = summarize_scores(scores, group["passed"].to_numpy(), clusters, level)
+        stats = summarize_scores(scores, passed.astype(bool), clusters, level)
         stats.update(
             metric_name=name,
             n_runs=int(group["n_runs"].sum()),
             n_cases=len(ids),
             se_iid=mean_se(scores),
-            threshold=group["threshold"][0],
+            threshold=group["threshold"][0] if group.height else None,
         )
         for key, values in rows.items():
             values.append(stats[key])
     return pl.DataFrame(rows, schema=schema)
+
+
+def _errored_cases(record: RunRecord) -> list[str]:
+    """The eval ids with a run that failed with an error message, in first-seen order."""
+    cases = record.table("cases")
+    error = pl.col("error")
+    found = cases.filter(error.is_not_null() & (error != ""))["eval_id"].fill_null("")
+    return found.unique(maintain_order=True).to_list()
 
 
 def _clusters(record: RunRecord, cluster: str | Mapping[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ for an eval set or dict in hand, the data of the case's file text) is scored whe
 (:func:`~agenteval_nb.schema.plain.view`: it reads into the case's view struct exactly as the
 model would) and a plain trace case: ``evalMode`` ``trace``,
 ``sessionInput`` given, recorded and expected turns of the same non-zero count with
-``userContent`` in every recorded turn, and no case-level ``contextMessages``, ``rubrics``,
+``userContent`` in every recorded turn, none with a text gap
+(:mod:`.text_gaps`), and no case-level ``contextMessages``, ``rubrics``,
 ``conversationScenario`` or ``expectedRunnerEnabled``. The evaluators' own per-turn rule
 (:meth:`~agenteval_nb.evaluators.deterministic.MatchEvaluator.turn_verdicts`) runs on the
 views; the case result is built as a view (holding the case's own turn views), which the
@@ -44,6 +45,7 @@ from ..schema import (
     EvalMetricResultPerInvocation,
     ScoreValue,
     status_for,
+    text_gap_reason,
 )
 from ..schema.plain import view, view_class, wire_of
 from .aggregate import CaseAggregationInput, default_case_aggregator
@@ -175,7 +177,7 @@ def takes(case: Any) -> bool:
     expected, actual = case.conversation, case.actual_conversation
     if not expected or not actual or len(expected) != len(actual):
         return False
-    return all(turn.user_content is not None for turn in actual)
+    return all(turn.user_content is not None and text_gap_reason(turn) is None for turn in actual)
 
 
 def bulk_case(

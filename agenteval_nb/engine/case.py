@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..evaluators.base import EvaluateResult, EvaluationContext, Evaluator
@@ -21,8 +22,14 @@ from ..schema import (
     Rubric,
     RubricContent,
 )
-from .aggregate import CaseAggregationInput, CaseAggregator, check_aggregation
+from .aggregate import (
+    CaseAggregation,
+    CaseAggregationInput,
+    CaseAggregator,
+    check_aggregation,
+)
 from .inference import InferenceResult
+from .text_gaps import score_scoreable_turns
 
 
 class CaseError(Exception):
@@ -137,6 +144,7 @@ async def run_evaluator(
     metric: EvalMetric,
     actuals: list[Invocation],
     expecteds: list[Invocation],
+    *,
     context: EvaluationContext,
 ) -> EvaluateResult:
     if planned.wants_context:
@@ -185,6 +193,48 @@ async def _evaluate_per_case(
     aggregator: CaseAggregator,
     base: dict[str, Any],
 ) -> EvalCaseResult:
+    """SPEC §8.2 ``evaluatePerCase``: the turns aligned, each metric scored over them in plan
+    order, the case's outcome aggregated from the metrics' overall results."""
+    actuals, expecteds = aligned_turns(case, inference)
+    rubrics = case_rubrics(case, {p.metric.metric_name for p in plan}) if case.rubrics else {}
+    scores = [
+        await _score_metric(planned, rubrics, actuals, expecteds, context, case.eval_id)
+        for planned in plan
+    ]
+    overall = [score.overall for score in scores]
+    outcome = await _aggregate(
+        aggregator,
+        CaseAggregationInput(
+            app_name=app_name,
+            eval_set_id=eval_set_id,
+            eval_case=case,
+            inference_result=inference,
+            eval_metrics=[score.metric for score in scores],
+            metric_results=overall,
+        ),
+    )
+    return EvalCaseResult(
+        **base,
+        score=outcome.score,
+        final_eval_status=str(outcome.status),
+        overall_eval_metric_results=overall,
+        eval_metric_result_per_invocation=[
+            EvalMetricResultPerInvocation(
+                actual_invocation=actual,
+                expected_invocation=expected,
+                eval_metric_results=[score.per_turn[i] for score in scores],
+            )
+            for i, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True))
+        ],
+    )
+
+
+def aligned_turns(
+    case: EvalCase, inference: InferenceResult
+) -> tuple[list[Invocation], list[Invocation]]:
+    """The actual and expected turns, one pair per turn, each carrying the case's
+    ``contextMessages`` (SPEC §8.2 steps 1–5); a case without session input, or whose turn
+    counts differ, is a :class:`CaseError`."""
     if case.session_input is None:
         raise CaseError("session input is nil")
     actuals = list(inference.inferences)
@@ -194,88 +244,84 @@ async def _evaluate_per_case(
             f"inference count {len(actuals)} does not match expected conversation length "
             f"{len(expecteds)}"
         )
-    actuals = _with_context(actuals, case)
-    expecteds = _with_context(expecteds, case)
-    rubrics = case_rubrics(case, {p.metric.metric_name for p in plan}) if case.rubrics else {}
+    return _with_context(actuals, case), _with_context(expecteds, case)
 
-    n_turns = len(actuals)
-    per_turn: list[list[EvalMetricResult]] = [[] for _ in range(n_turns)]
-    overall: list[EvalMetricResult] = []
-    executed: list[EvalMetric] = []
-    for planned in plan:
-        metric = planned.metric
-        if metric.metric_name in rubrics:
-            metric = merge_rubrics(metric, rubrics[metric.metric_name], case.eval_id)
-        try:
-            result = await run_evaluator(planned, metric, actuals, expecteds, context)
-        except Exception as exc:
-            raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
-        turns = result.per_invocation_results
-        if len(turns) != n_turns:
-            raise CaseError(
-                f"metric {metric.metric_name} returned {len(turns)} per-invocation results, "
-                f"expected {n_turns}"
-            )
-        threshold = metric.threshold
-        reasons: list[str] = []
-        rubric_scores = []
-        for i, turn in enumerate(turns):
-            details = turn.details
-            per_turn[i].append(
-                EvalMetricResult(
-                    metric_name=metric.metric_name,
-                    score=turn.score,
-                    eval_status=str(turn.status),
-                    threshold=threshold,
-                    criterion=turn.criterion or metric.criterion,
-                    details=details,
-                )
-            )
-            if details is not None:
-                if details.reason:
-                    reasons.append(details.reason)
-                if details.rubric_scores:
-                    rubric_scores.extend(details.rubric_scores)
-        overall.append(
-            EvalMetricResult(
-                metric_name=metric.metric_name,
-                score=result.overall_score,
-                eval_status=str(result.overall_status),
-                threshold=threshold,
-                criterion=metric.criterion,
-                details=EvalMetricResultDetails(
-                    reason=";".join(reasons) or None,
-                    score=result.overall_score,
-                    rubric_scores=rubric_scores or None,
-                ),
-            )
-        )
-        executed.append(metric)
 
-    outcome = aggregator(
-        CaseAggregationInput(
-            app_name=app_name,
-            eval_set_id=eval_set_id,
-            eval_case=case,
-            inference_result=inference,
-            eval_metrics=executed,
-            metric_results=overall,
+@dataclass(slots=True)
+class MetricScore:
+    """One metric over one case: the metric as run (case rubrics merged in), its overall
+    result and one result per turn."""
+
+    metric: EvalMetric
+    overall: EvalMetricResult
+    per_turn: list[EvalMetricResult]
+
+
+async def _score_metric(
+    planned: PlannedMetric,
+    rubrics: dict[str, list[Rubric]],
+    actuals: list[Invocation],
+    expecteds: list[Invocation],
+    context: EvaluationContext,
+    case_id: str,
+) -> MetricScore:
+    """One metric over the case's turns (SPEC §8.2 steps 6–7): its case rubrics merged in, its
+    evaluator run (a raise is a :class:`CaseError` naming the metric), one result per turn."""
+    metric = planned.metric
+    if metric.metric_name in rubrics:
+        metric = merge_rubrics(metric, rubrics[metric.metric_name], case_id)
+    try:
+        result = await score_scoreable_turns(
+            planned.evaluator,
+            actuals,
+            expecteds,
+            partial(run_evaluator, planned, metric, context=context),
         )
+    except Exception as exc:
+        raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
+    turns = result.per_invocation_results
+    if len(turns) != len(actuals):
+        raise CaseError(
+            f"metric {metric.metric_name} returned {len(turns)} per-invocation results, "
+            f"expected {len(actuals)}"
+        )
+    per_turn = [
+        EvalMetricResult(
+            metric_name=metric.metric_name,
+            score=turn.score,
+            eval_status=str(turn.status),
+            threshold=metric.threshold,
+            criterion=turn.criterion or metric.criterion,
+            details=turn.details,
+        )
+        for turn in turns
+    ]
+    return MetricScore(metric, _overall_result(metric, result), per_turn)
+
+
+def _overall_result(metric: EvalMetric, result: EvaluateResult) -> EvalMetricResult:
+    """The metric's result for the whole case: the evaluator's overall score and status, the
+    turns' reasons joined by ``;`` and their rubric scores in turn order."""
+    details = [t.details for t in result.per_invocation_results if t.details is not None]
+    reasons = [d.reason for d in details if d.reason]
+    rubric_scores = [score for d in details for score in d.rubric_scores or ()]
+    return EvalMetricResult(
+        metric_name=metric.metric_name,
+        score=result.overall_score,
+        eval_status=str(result.overall_status),
+        threshold=metric.threshold,
+        criterion=metric.criterion,
+        details=EvalMetricResultDetails(
+            reason=";".join(reasons) or None,
+            score=result.overall_score,
+            rubric_scores=rubric_scores or None,
+        ),
     )
+
+
+async def _aggregate(aggregator: CaseAggregator, data: CaseAggregationInput) -> CaseAggregation:
+    """The case aggregator's outcome (awaited when it is a coroutine), checked."""
+    outcome = aggregator(data)
     if inspect.isawaitable(outcome):
         outcome = await outcome
-    outcome = check_aggregation(outcome)  # type: ignore[arg-type]
-    return EvalCaseResult(
-        **base,
-        score=outcome.score,
-        final_eval_status=str(outcome.status),
-        overall_eval_metric_results=overall,
-        eval_metric_result_per_invocation=[
-            EvalMetricResultPerInvocation(
-                actual_invocation=actuals[i],
-                expected_invocation=expecteds[i],
-                eval_metric_results=per_turn[i],
-            )
-            for i in range(n_turns)
-        ],
-    )
+    return check_aggregation(outcome)

@@ -134,6 +134,9 @@ class ToolTrajectoryEvaluator(MatchEvaluator):
         "Compares the tool calls of each turn with the expected ones (name, arguments, result)"
     )
     label = "tooltrajectory"
+    reads_text = False
+    """Names, arguments and results only: turns whose text was not recovered are scored
+    (:mod:`agenteval_nb.engine.text_gaps`)."""
 
     def _criterion(self, metric: EvalMetric) -> ToolTrajectoryCriterion:
         criterion = metric.criterion.tool_trajectory if metric and metric.criterion else None

@@ -13,8 +13,13 @@ One concept per module, listed bottom up (a module imports only modules listed b
 * :mod:`~agenteval_nb.io.gowriter`: models written as the Go framework writes its files, whole
   or in pieces;
 * :mod:`~agenteval_nb.io.atomic`: files replaced atomically;
-* :mod:`~agenteval_nb.io.tabular`: eval sets from frames, CSV / JSONL / Parquet files and
-  ``datasets`` splits, and back to a frame;
+* :mod:`~agenteval_nb.io.reviews`: review files, a reviewer's marks beside a result file, merged
+  per mark under a lock; a newer version's file never rewritten, unknown fields kept;
+* :mod:`~agenteval_nb.io.table_rows`: eval sets from rows, each cell read by its role, every
+  bad cell listed with its row and column;
+* :mod:`~agenteval_nb.io.table_readers`: CSV / JSONL / Parquet files, frames and ``datasets``
+  splits read as rows, and made eval sets;
+* :mod:`~agenteval_nb.io.table_export`: an eval set back as a frame, one row per turn;
 * :mod:`~agenteval_nb.io.loaders`: ``load_*`` and ``save_*`` of eval sets, metrics, cases,
   results;
 * :mod:`~agenteval_nb.io.sources`: eval sets and result files split into raw case texts,
@@ -53,7 +58,8 @@ from .sources import (
     open_evalset,
     open_result,
 )
-from .tabular import evalset_from_dataset, evalset_from_df, evalset_to_df
+from .table_export import evalset_to_df
+from .table_readers import evalset_from_dataset, evalset_from_df
 
 __all__ = [
     "MAX_DEPTH",

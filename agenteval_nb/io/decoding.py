@@ -72,12 +72,22 @@ def decode_plain(data: bytes, limit: int, short_digits: bool = False) -> Any:
     """orjson's value of ``data`` when it cannot break a rule orjson lets through (at most
     ``limit`` brackets, no long digit run unless ``short_digits``) and orjson reads it; else
     ``None`` (the checked path of :func:`decode_json` decides)."""
-    if data.count(b"[") + data.count(b"{") <= limit and (short_digits or not has_long_digits(data)):
+    if plain_bytes(data, limit, short_digits):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
     return None
+
+
+def plain_bytes(data: bytes, limit: int, short_digits: bool = False) -> bool:
+    """Whether ``data`` cannot break a rule that the fast decoders (orjson, pydantic-core)
+    let through: at most ``limit`` brackets, and no digit run of
+    :data:`~agenteval_nb.io.jsonscan.EXACT_INT_DIGITS` unless ``short_digits`` (the number
+    range is the caller's: orjson refuses ``1e999``, a scanned file has none)."""
+    return data.count(b"[") + data.count(b"{") <= limit and (
+        short_digits or not has_long_digits(data)
+    )
 
 
 class _NonStandardNumber(ValueError):

@@ -25,10 +25,12 @@ from .._gc import gc_paused
 from ..adk import looks_like_adk_test
 from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
-from ..schema.keys import fold_keys
+from ..schema.keys import fold_keys, folds_nothing
 from ..schema.metric import is_api_key_name
+from .decoding import plain_bytes
 from .entry_rules import json_path
 from .escaping import escape_surrogates
+from .jsonscan import may_be_huge
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -49,6 +51,26 @@ def validate_model(
             return model.model_validate(fold_keys(model, data) if fold else data)
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
+
+
+def validate_plain(model: type[M], data: bytes, limit: int, short_digits: bool = False) -> M | None:
+    """``model`` validated by pydantic-core straight from JSON ``data`` (one pass, no Python
+    data in between: faster, and repeated strings are shared), when that is exactly what
+    :func:`validate_model` of the decoded data gives; else ``None`` (take that path).
+
+    Exactly: the bytes cannot break a decoding rule the fast decoders let through
+    (:func:`~agenteval_nb.io.decoding.plain_bytes`; no number that may be beyond the float64
+    range, :func:`~agenteval_nb.io.jsonscan.may_be_huge`: pydantic would read infinity), and
+    folding would change nothing (:func:`~agenteval_nb.schema.keys.folds_nothing`). Whatever
+    pydantic refuses is ``None`` too: the other path names the problem."""
+    if not plain_bytes(data, limit, short_digits) or may_be_huge(data):
+        return None
+    if not folds_nothing(model, data):
+        return None
+    try:
+        return model.model_validate_json(data)
+    except ValidationError:
+        return None
 
 
 def validated_by_case(data: Any) -> EvalSet | None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -34,6 +33,7 @@ from .._gc import gc_paused
 from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
 from ..schema.base import wire_items
+from .jsonscan import has_huge_digits
 
 MAX_DEPTH = 256
 """Deepest nesting of arrays and objects accepted in an eval set or metrics file.
@@ -110,24 +110,25 @@ def check_tree(
                 stack.append((item, (*loc, key), depth + 1))
 
 
-_FLOAT64_MAX_DIGITS = re.compile(f"[0-9]{{{len(str(FLOAT64_MAX))}}}")
-
-
 def _plainly_kept(model: BaseModel, levels: int) -> bool:
     """True when ``model``'s wire data keeps the depth and number rules by a check at C speed:
-    its JSON has at most ``levels`` brackets, no digit run as long as :data:`FLOAT64_MAX`'s,
-    and no NaN or infinity — none when pydantic's JSON has no ``null`` (it writes them so),
-    else the stdlib encoder writes the data refusing them. An upper bound: False (a bracket
-    in a string, a value an encoder cannot write) leaves it to the exact walk."""
+    its JSON has at most ``levels`` brackets, no digit run as long as :data:`FLOAT64_MAX`'s
+    (:func:`~agenteval_nb.io.jsonscan.has_huge_digits`), and no NaN or infinity — none when
+    pydantic's JSON has no ``null`` (it writes them so), else the stdlib encoder writes the
+    data refusing them. An upper bound: False (a bracket in a string, a value an encoder
+    cannot write) leaves it to the exact walk."""
     try:
-        text = model.model_dump_json(by_alias=True, exclude_none=True, warnings=False)
-        if "null" in text:
+        text = model.__pydantic_serializer__.to_json(
+            model, by_alias=True, exclude_none=True, warnings=False
+        )
+        if b"null" in text:
             dumped = model.model_dump(by_alias=True, exclude_none=True, warnings=False)
-            text = json.dumps(dumped, allow_nan=False, ensure_ascii=False)
+            encoded = json.dumps(dumped, allow_nan=False, ensure_ascii=False)
+            text = encoded.encode("utf-8", "surrogatepass")
     except (PydanticSerializationError, ValueError, TypeError, RecursionError):
         return False
-    brackets = text.count("[") + text.count("{")
-    return brackets <= levels and not _FLOAT64_MAX_DIGITS.search(text)
+    brackets = text.count(b"[") + text.count(b"{")
+    return brackets <= levels and not has_huge_digits(text)
 
 
 def check_eval_ids(eval_ids: Iterable[object], source: str) -> None:

@@ -20,14 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .entry_rules import MAX_DEPTH
-
 EXACT_INT_DIGITS = 20
 """Digit runs this long may be ints beyond 64 bits, which orjson reads as floats; the stdlib
 decoder keeps them exact."""
 _DIGITS_AS_ZERO = bytes(ord("0") if ord("0") <= i <= ord("9") else ord(" ") for i in range(256))
 _LONG_RUN = b"0" * EXACT_INT_DIGITS
 _HUGE_RUN = b"0" * 309
+_MANTISSA_RUN = b"0" * 200
+"""Digits that, with a two-digit exponent, may pass the float64 range (:data:`MAYBE_HUGE`)."""
 """Digits of an int beyond the float64 range, at least."""
 
 
@@ -87,7 +87,7 @@ def quick_scan(text: str, limit: int) -> Scan:
     return _scan_bytes(text.encode("utf-8", "surrogatepass"), limit)
 
 
-def scan_file(data: bytes, max_depth: int = MAX_DEPTH, nesting: bool = True) -> FileScan:
+def scan_file(data: bytes, max_depth: int, nesting: bool = True) -> FileScan:
     """One vectorised pass over a whole file that is decoded a part at a time (a streamed eval
     set): decode it whole when ``may_break_rules``, so that a broken rule is the loader's
     error (file, JSON path, line) before any part is used. ``nesting=False``: the caller knows
@@ -125,7 +125,25 @@ def has_huge_int(text: str) -> bool:
     """Whether ``text`` holds a run of 309+ digits (an int beyond float64 may be written)."""
     if len(text) < len(_HUGE_RUN):
         return False
-    return _has_digit_run(text.encode("utf-8", "surrogatepass"), _HUGE_RUN)
+    return has_huge_digits(text.encode("utf-8", "surrogatepass"))
+
+
+_NUMBER_BYTES = {**dict.fromkeys(b"0123456789", ord("0")), ord("e"): ord("e"), ord("E"): ord("e")}
+_NUMBER_SHAPE = bytes(_NUMBER_BYTES.get(i, i if i == ord("+") else ord(" ")) for i in range(256))
+"""Digits as ``0``, ``e``/``E`` as ``e``, ``+`` kept, every other byte a space."""
+
+
+def may_be_huge(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` may hold a number beyond the float64 range: an upper bound of
+    :data:`MAYBE_HUGE` (a digit, ``e`` and three more digits, or a run of 200 digits), by one
+    byte translation and three substring searches."""
+    shape = data.translate(_NUMBER_SHAPE)
+    return b"0e000" in shape or b"0e+000" in shape or _MANTISSA_RUN in shape
+
+
+def has_huge_digits(data: bytes) -> bool:
+    """:func:`has_huge_int` of UTF-8 ``data``."""
+    return _has_digit_run(data, _HUGE_RUN)
 
 
 def _scan_bytes(data: bytes, limit: int, nesting: bool = True) -> Scan:

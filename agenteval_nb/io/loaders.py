@@ -39,8 +39,9 @@ from .atomic import write_text_atomic
 from .decoding import decode_text
 from .documents import check_kind, json_type, kind_hint, validate_model, validated_by_case
 from .entry_rules import MAX_DEPTH, OBJECT_SOURCE, RESULT_EXTRA_DEPTH, check_evalset, check_tree
+from .evalset_split import split_evalset
 from .gowriter import dumps, result_chunks
-from .tabular import TABLE_SUFFIXES, evalset_from_table_file
+from .table_readers import TABLE_SUFFIXES, evalset_from_table_file
 
 Source = str | os.PathLike[str] | dict[str, Any] | list[Any] | BaseModel
 
@@ -79,6 +80,23 @@ def _read(src: Source, max_depth: int = MAX_DEPTH) -> tuple[Any, str]:
     return decode_text(text, str(path), max_depth), str(path)
 
 
+def read_bytes(src: Source | bytes) -> tuple[bytes, str] | None:
+    """The bytes of a path (and its name), JSON text (or bytes) as UTF-8 bytes (``<text>``), as
+    :func:`_read` tells them apart; None for dicts and models, or a file that cannot be read
+    (the loader names the problem: file not found …)."""
+    if isinstance(src, bytes):
+        return src, "<text>"
+    if isinstance(src, str) and is_json_text(src):
+        return src.encode("utf-8", "surrogatepass"), "<text>"
+    if isinstance(src, (str, os.PathLike)):
+        path = Path(os.fspath(src))
+        try:
+            return path.read_bytes(), str(path)
+        except OSError:
+            return None
+    return None
+
+
 def load_evalset(
     src: Source | EvalSet, *, columns: Mapping[str, str | None] | None = None
 ) -> EvalSet:
@@ -88,7 +106,7 @@ def load_evalset(
     Converted shapes (see :mod:`agenteval_nb.adk`): the snake_case / ``parts`` eval set, and
     google-adk's older ``*.test.json`` (a JSON array of turns, or of ``{name, data}`` cases).
     A path ending ``.csv`` / ``.jsonl`` / ``.parquet`` is a table, one case a row
-    (:mod:`agenteval_nb.io.tabular`; ``columns`` maps a role such as ``"user"`` to its column).
+    (:mod:`agenteval_nb.io.table_rows`; ``columns`` maps a role such as ``"user"`` to its column).
     """
     if isinstance(src, EvalSet):
         return check_evalset(src)
@@ -96,6 +114,10 @@ def load_evalset(
         return evalset_from_table_file(src, columns)  # type: ignore[arg-type]
     if columns is not None:
         raise TypeError("columns= is for .csv / .jsonl / .parquet files")
+    if not isinstance(src, (dict, list)):
+        split = _split(src)
+        if split is not None:
+            return split
     data, source = _go_evalset(*_read(src))
     check_kind("eval set", data, source)
     if not isinstance(src, (dict, list)):  # decoded here: validated case by case, consumed
@@ -104,6 +126,24 @@ def load_evalset(
             return check_evalset(evalset, source, tree=False)
         data, source = _go_evalset(*_read(src))  # read again for the whole validation's error
     return check_evalset(validate_model(EvalSet, data, source), source, tree=False)
+
+
+def _split(src: Source) -> EvalSet | None:
+    """A Go-format eval set file (path or text) read a case at a time from its bytes
+    (:func:`~agenteval_nb.io.evalset_split.split_evalset`: the same checks and models, a plain
+    case validated straight from its bytes); None when it cannot be split or any part fails:
+    the whole reading below names the problem as it always has."""
+    read = read_bytes(src)
+    if read is None:
+        return None
+    data, source = read
+    try:
+        streamed = split_evalset(data, source)
+        if streamed is None:
+            return None
+        return check_evalset(streamed.evalset(), source, tree=False)
+    except FormatError:
+        return None
 
 
 def _go_evalset(data: Any, source: str) -> tuple[Any, str]:

@@ -11,6 +11,12 @@ Rules:
   (:func:`merge_marks`). This holds per mark, not per file: :func:`write_marks` reads the file,
   merges and replaces it atomically while holding an exclusive ``flock`` on a lock file beside
   it (``.<review file>.lock``), so concurrent writers never lose each other's marks.
+* A file may come from another version of the toolkit. One of a newer ``version`` than
+  :data:`REVIEW_VERSION` is read when its marks meet this version's rules, and never rewritten
+  (:func:`write_marks` raises a :class:`FormatError` naming the file and both versions). Fields
+  this version does not know are kept when marks are merged into a file: the document's (beside
+  ``version`` and ``marks``) and each mark's (:attr:`Mark.extra`; a mark that replaces another
+  of its key brings its own).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +38,7 @@ MARKS = ("pass", "fail", "unsure")
 """What a reviewer may conclude about a case result or a metric of it."""
 
 REVIEW_VERSION = 1
+"""The review file version this toolkit writes; a file without ``version`` is read as 1."""
 
 MarkKey = tuple[str, str, int, str]
 """(eval set id, eval id, run id, metric or "" for the whole case result)."""
@@ -49,6 +56,8 @@ class Mark:
     note: str | None
     reviewer: str
     timestamp: str
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Fields of the mark this version does not know, kept as read and written back."""
 
     def __post_init__(self) -> None:
         if self.mark not in MARKS:
@@ -94,43 +103,78 @@ _FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
-def marks_from_json(data: Any, source: str) -> list[Mark]:
-    """The marks of a decoded review document, or a :class:`FormatError` naming ``source``,
-    the JSON path and what was expected."""
+@dataclass(frozen=True)
+class ReviewDocument:
+    """A decoded review file: its ``version``, its marks and the document's other fields."""
+
+    version: int
+    marks: list[Mark]
+    extra: dict[str, Any]
+
+
+def review_document(data: Any, source: str) -> ReviewDocument:
+    """The document of decoded ``data``, or a :class:`FormatError` naming ``source``, the
+    JSON path and what was expected (and the file's version when it is newer)."""
     if not isinstance(data, dict) or not isinstance(data.get("marks"), list):
         raise FormatError(source, "$", 'a review document {"version": 1, "marks": [...]}')
-    marks = []
-    for i, item in enumerate(data["marks"]):
-        at = f"$.marks[{i}]"
-        if not isinstance(item, dict):
-            raise FormatError(source, at, "a mark object")
-        for name, kinds in _FIELDS.items():
-            value = item.get(name)
-            if not isinstance(value, kinds) or isinstance(value, bool):
-                raise FormatError(source, f"{at}.{name}", f"{name} as {kinds[0].__name__}")
-        if item["mark"] not in MARKS:
-            raise FormatError(source, f"{at}.mark", f"one of {', '.join(MARKS)}")
-        marks.append(Mark(**{name: item[name] for name in _FIELDS}))
-    return marks
+    version = data.get("version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise FormatError(source, "$.version", "a positive integer version")
+    try:
+        marks = [_mark(item, source, f"$.marks[{i}]") for i, item in enumerate(data["marks"])]
+    except FormatError as exc:
+        if version <= REVIEW_VERSION:
+            raise
+        newer = f" (a version {version} file; this toolkit reads version {REVIEW_VERSION})"
+        raise FormatError(source, exc.json_path, exc.expected + newer) from None
+    extra = {k: v for k, v in data.items() if k not in ("version", "marks")}
+    return ReviewDocument(version, marks, extra)
 
 
-def read_marks(path: str | os.PathLike[str]) -> list[Mark]:
-    """The marks of review file ``path``; none when it does not exist."""
+def _mark(item: Any, source: str, at: str) -> Mark:
+    """The mark of one ``marks`` item; the fields this version does not know kept as extra."""
+    if not isinstance(item, dict):
+        raise FormatError(source, at, "a mark object")
+    for name, kinds in _FIELDS.items():
+        value = item.get(name)
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            raise FormatError(source, f"{at}.{name}", f"{name} as {kinds[0].__name__}")
+    if item["mark"] not in MARKS:
+        raise FormatError(source, f"{at}.mark", f"one of {', '.join(MARKS)}")
+    extra = {k: v for k, v in item.items() if k not in _FIELDS}
+    return Mark(**{name: item[name] for name in _FIELDS}, extra=extra)
+
+
+def read_document(path: str | os.PathLike[str]) -> ReviewDocument:
+    """Review file ``path`` decoded; an empty current-version document when it does not
+    exist."""
     target = Path(path)
     try:
         text = target.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return []
+        return ReviewDocument(REVIEW_VERSION, [], {})
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(str(target), "$", f"JSON ({exc.msg})", line=exc.lineno) from None
-    return marks_from_json(data, str(target))
+    return review_document(data, str(target))
 
 
-def marks_json(marks: Iterable[Mark]) -> str:
-    """A review document's text."""
-    document = {"version": REVIEW_VERSION, "marks": [asdict(m) for m in marks]}
+def read_marks(path: str | os.PathLike[str]) -> list[Mark]:
+    """The marks of review file ``path``; none when it does not exist."""
+    return read_document(path).marks
+
+
+def mark_fields(mark: Mark) -> dict[str, Any]:
+    """The fields of ``mark`` this version knows, by name."""
+    return {name: getattr(mark, name) for name in _FIELDS}
+
+
+def marks_json(marks: Iterable[Mark], extra: dict[str, Any] | None = None) -> str:
+    """A review document's text: ``version``, the document's other fields ``extra``, ``marks``
+    (each with the fields it was read with)."""
+    rows = [{**mark_fields(m), **m.extra} for m in marks]
+    document = {"version": REVIEW_VERSION, **(extra or {}), "marks": rows}
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -148,9 +192,19 @@ def _locked(path: Path) -> Iterator[None]:
 
 def write_marks(path: str | os.PathLike[str], marks: Iterable[Mark]) -> list[Mark]:
     """Merge ``marks`` into review file ``path`` (read, merge, atomic replace, under the file's
-    lock) and return every mark the file now holds."""
+    lock) and return every mark the file now holds. A file of a newer version is left as it
+    is: a :class:`FormatError` naming it and both versions."""
     target = Path(path)
     with _locked(target):
-        merged = merge_marks(read_marks(target), marks)
-        write_text_atomic(target, marks_json(merged))
+        document = read_document(target)
+        if document.version > REVIEW_VERSION:
+            raise FormatError(
+                str(target),
+                "$.version",
+                f"a review file of version {REVIEW_VERSION} or older to write marks into: this"
+                f" one is version {document.version}, written by a newer agenteval_nb (upgrade"
+                " it to change this file)",
+            )
+        merged = merge_marks(document.marks, marks)
+        write_text_atomic(target, marks_json(merged, document.extra))
     return merged

@@ -2,9 +2,9 @@
 
 The engine reads cases through :class:`CaseSource`, so that a large eval set file is never one
 model in memory. :func:`open_evalset` splits a Go-format file into its header and each case's
-raw JSON in one fast pass (msgspec ``Raw``, no objects built), pre-reads the ``evalId``\\ s, and
-validates a case (the same decoder and pydantic model as
-:func:`~agenteval_nb.io.loaders.load_evalset`) only when :meth:`CaseSource.case` is called. An
+raw JSON (:class:`~agenteval_nb.io.evalset_split.StreamedCases`, which validates a case only
+when :meth:`CaseSource.case` is called, as :func:`~agenteval_nb.io.loaders.load_evalset`
+would). An
 eval set model, a dict, or a file of another shape (google-adk, trpc-agent-python) is loaded
 whole and served by :class:`ModelCases`. Both give a case as plain data too (``plain``: the
 bulk path's input; a model's case as the data of its file text). A result file splits the same
@@ -22,7 +22,6 @@ be split (not JSON, not an object, ``evalCases`` not an array of objects with st
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,13 +30,13 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import msgspec
 from pydantic_core import PydanticSerializationError
 
-from ..adk import looks_like_adk
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
 from .decoding import decode_json, decode_plain
 from .documents import check_kind, validate_model
-from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH, check_eval_ids
-from .jsonscan import scan_file, short_digit_runs
-from .loaders import Source, is_json_text, load_evalset
+from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH
+from .evalset_split import CASE_LEVELS, LIST, TOP, StreamedCases, split_evalset
+from .jsonscan import short_digit_runs
+from .loaders import Source, load_evalset, read_bytes
 
 
 @runtime_checkable
@@ -85,70 +84,18 @@ class ModelCases:
 
     def plain(self, index: int) -> Any:
         """Case ``index`` as plain data: its file text (what the file writer writes for it, so
-        an edited model is read as edited) decoded as :meth:`StreamedCases.plain` decodes a
-        file's case; ``None`` when that text cannot be written or read back exactly."""
+        an edited model is read as edited) decoded as
+        :meth:`~agenteval_nb.io.evalset_split.StreamedCases.plain` decodes a file's case;
+        ``None`` when that text cannot be written or read back exactly."""
+        case = self._cases[index]
         try:
-            text = self._cases[index].model_dump_json(by_alias=True, exclude_none=True)
+            text = case.__pydantic_serializer__.to_json(case, by_alias=True, exclude_none=True)
         except PydanticSerializationError:  # (a lone surrogate, a value JSON cannot hold)
             return None
-        return decode_plain(text.encode("utf-8"), MAX_DEPTH - 2)
+        return decode_plain(text, CASE_LEVELS)
 
     def evalset(self) -> EvalSet:
         return self.model
-
-
-@dataclass
-class StreamedCases:
-    """A :class:`CaseSource` over the raw case texts of one eval set file (see the module)."""
-
-    source: str
-    header: EvalSet
-    eval_ids: list[str]
-    app_name: str | None
-    raw: list[msgspec.Raw] = field(repr=False)
-    short_digits: bool = False
-    """No digit run in the file is long enough for an int orjson would not keep exact."""
-    _whole: EvalSet | None = field(default=None, init=False, repr=False)
-
-    def case(self, index: int) -> EvalCase:
-        if self._whole is not None:
-            return self._whole.eval_cases[index]  # type: ignore[index]
-        prefix: tuple[int | str, ...] = ("evalCases", index)
-        data = decode_json(
-            bytes(self.raw[index]), self.source, prefix, short_digits=self.short_digits
-        )
-        return validate_model(EvalCase, data, self.source, prefix)
-
-    def plain(self, index: int) -> Any:
-        """Case ``index`` decoded as plain data, when orjson reads it under the rules of
-        :meth:`case` (same bytes, same values); else ``None`` (only :meth:`case` can tell)."""
-        if self._whole is not None:
-            return None
-        return decode_plain(bytes(self.raw[index]), MAX_DEPTH - 2, self.short_digits)
-
-    def evalset(self) -> EvalSet:
-        if self._whole is None:
-            cases = [self.case(i) for i in range(len(self.raw))]
-            self._whole = self.header.model_copy(update={"eval_cases": cases})
-        return self._whole
-
-
-class _SessionApp(msgspec.Struct):
-    appName: str | None = None
-
-
-class _CaseKeys(msgspec.Struct):
-    """What is read of every case up front (other keys are skipped, not decoded)."""
-
-    evalId: str
-    sessionInput: _SessionApp | None = None
-
-
-_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_LIST = msgspec.json.Decoder(list[msgspec.Raw])
-_KEYS = msgspec.json.Decoder(_CaseKeys)
-_ADK_PROBE = 5
-"""Cases decoded up front to tell a google-adk / trpc-agent-python file from a Go file."""
 
 
 def as_source(src: Source | EvalSet | CaseSource) -> CaseSource:
@@ -166,71 +113,18 @@ def as_source(src: Source | EvalSet | CaseSource) -> CaseSource:
 
 def open_evalset(src: Source | bytes) -> CaseSource:
     """A case source for an eval set path, JSON text or bytes (streamed when the file is in the
-    Go format, else loaded whole; see the module)."""
-    read = _read_bytes(src)
+    Go format, :func:`~agenteval_nb.io.evalset_split.split_evalset`; else loaded whole)."""
+    read = read_bytes(src)
     if read is None:
         return ModelCases(load_evalset(src))  # type: ignore[arg-type]
-    data, source = read
-    try:
-        top = _TOP.decode(data)
-        raw = _LIST.decode(top["evalCases"])
-        keys = [_KEYS.decode(r) for r in raw]
-    except (msgspec.DecodeError, msgspec.ValidationError, KeyError, RecursionError):
-        return _whole(src, source)  # (msgspec refuses nesting far beyond the depth rule)
-    scan = scan_file(data, nesting=_may_nest_too_deep(top, raw))
-    if scan.may_break_rules:
-        return _whole(src, source)
-    if "eval_cases" in top or "eval_set_id" in top:
-        return _whole(src, source)
-    head = {k: decode_json(bytes(v), source, (k,)) for k, v in top.items() if k != "evalCases"}
-    probe = [
-        decode_json(bytes(r), source, ("evalCases", i)) for i, r in enumerate(raw[:_ADK_PROBE])
-    ]
-    if looks_like_adk({"evalCases": probe}):
-        return _whole(src, source)
-    check_kind("eval set", {**head, "evalCases": []}, source)
-    header = validate_model(EvalSet, head, source)
-    ids = [k.evalId for k in keys]
-    check_eval_ids(ids, source)
-    names = (k.sessionInput.appName for k in keys if k.sessionInput is not None)
-    app_name = next((n for n in names if n), None)
-    return StreamedCases(source, header, ids, app_name, raw, scan.short_digits)
-
-
-def _may_nest_too_deep(top: dict[str, msgspec.Raw], cases: list[msgspec.Raw]) -> bool:
-    """Whether a part of a split eval set file may nest deeper than :data:`MAX_DEPTH`: a
-    header value stands one level deep, a case two, and a part nests no deeper than it has
-    brackets (counted at C speed, strings included: an upper bound)."""
-    header = (value for key, value in top.items() if key != "evalCases")
-    return any(_brackets(v) > MAX_DEPTH - 1 for v in header) or any(
-        _brackets(r) > MAX_DEPTH - 2 for r in cases
-    )
-
-
-def _brackets(part: msgspec.Raw) -> int:
-    text = bytes(part)
-    return text.count(b"[") + text.count(b"{")
+    streamed = split_evalset(*read)
+    return streamed if streamed is not None else _whole(src, read[1])
 
 
 def _whole(src: Source | bytes, source: str) -> ModelCases:
     if isinstance(src, bytes):
         src = src.decode("utf-8")
     return ModelCases(load_evalset(src if source.startswith("<") else Path(source)))  # type: ignore[arg-type]
-
-
-def _read_bytes(src: Source | bytes) -> tuple[bytes, str] | None:
-    """The file's bytes and its name, JSON text as bytes, or None for dicts and models."""
-    if isinstance(src, bytes):
-        return src, "<text>"
-    if isinstance(src, str) and is_json_text(src):
-        return src.encode("utf-8", "surrogatepass"), "<text>"
-    if isinstance(src, (str, os.PathLike)):
-        path = Path(os.fspath(src))
-        try:
-            return path.read_bytes(), str(path)
-        except OSError:
-            return None  # the loader names the problem (file not found …)
-    return None
 
 
 @dataclass
@@ -264,7 +158,7 @@ class StreamedResult:
         if self.summaries_raw is None:
             return
         prefix: tuple[int | str, ...] = ("summary", "evalCaseSummaries")
-        for i, raw in enumerate(_LIST.decode(self.summaries_raw)):
+        for i, raw in enumerate(LIST.decode(self.summaries_raw)):
             at = (*prefix, i)
             data = decode_json(bytes(raw), self.source, at, short_digits=self.short_digits)
             yield validate_model(CaseSummary, data, self.source, at)
@@ -292,7 +186,7 @@ def open_result(src: Source | bytes) -> StreamedResult | None:
     split = _split_result(src)
     if split is None:
         return None
-    texts = [bytes(r) for r in _LIST.decode(split.cases)]
+    texts = [bytes(r) for r in LIST.decode(split.cases)]
     return StreamedResult(
         split.source, split.head, texts, split.run_ids, split.short_digits, split.summaries
     )
@@ -313,20 +207,20 @@ class _SplitResult(NamedTuple):
 
 def _split_result(src: Source | bytes) -> _SplitResult | None:
     """:func:`open_result` up to the case texts."""
-    read = _read_bytes(src)
+    read = read_bytes(src)
     if read is None:
         return None
     data, source = read
     try:
-        top = _TOP.decode(data)
-        raw = _LIST.decode(top["evalCaseResults"])
+        top = TOP.decode(data)
+        raw = LIST.decode(top["evalCaseResults"])
         run_ids = [_RUN.decode(r).runId for r in raw]
         summary_raw = top.get("summary")
         has_summary = summary_raw is not None and bytes(summary_raw).strip() != b"null"
-        summary = _TOP.decode(summary_raw) if has_summary else {}  # type: ignore[arg-type]
+        summary = TOP.decode(summary_raw) if has_summary else {}  # type: ignore[arg-type]
         summaries_raw = summary.pop("evalCaseSummaries", None)
         if summaries_raw is not None:
-            _LIST.decode(summaries_raw)  # an array (or null), else the whole file's error
+            LIST.decode(summaries_raw)  # an array (or null), else the whole file's error
         cases = msgspec.json.format(top["evalCaseResults"], indent=-1)
     except (msgspec.DecodeError, msgspec.ValidationError, KeyError):
         return None  # not a Go-format result: loaded whole

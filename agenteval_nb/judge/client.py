@@ -50,7 +50,7 @@ from .judge_errors import JudgeError, shorten
 from .limiter import EndpointLimiter
 from .request import Endpoint, JudgeRequest, build_request, plain_messages
 from .response import completion_content, parse_body, validate_completion
-from .usage import JudgeUsage, PriceTable, UsageTotals
+from .usage import JudgeUsage, PriceTable, UsageTotals, checked_prices
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ class JudgeClient:
         self.timeout = timeout
         self.max_concurrency = max_concurrency
         self.requests_per_minute = requests_per_minute
-        self.price_table = dict(price_table or {})
+        self.price_table = checked_prices(price_table)
         self.usage = UsageTotals()
         self._lock = threading.Lock()
         self._limiters: dict[str, EndpointLimiter] = {}

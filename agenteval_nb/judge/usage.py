@@ -7,19 +7,52 @@ Rules:
   (``usage.completion_tokens_details.reasoning_tokens``); missing or non-integer values count 0;
 * cost = ``prompt_tokens × input_price + completion_tokens × output_price`` / 1,000,000, with
   prices from ``price_table[model] = (input_per_1M, output_per_1M)`` (cached and reasoning tokens
-  are billed inside those two counts); ``None`` when the model has no price;
+  are billed inside those two counts); ``None`` when the model has no price. A price is a
+  finite number ≥ 0: a table with a negative, NaN or infinite price is refused where it is
+  handed in, naming the model (:func:`checked_prices`);
 * totals count live requests only for tokens, cost and latency; cache hits are counted apart
   (they cost nothing this time). Totals are safe to update from several threads and loops.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 PriceTable = Mapping[str, tuple[float, float]]
+"""``{model: (input price, output price)}``, per million tokens (:func:`checked_prices`)."""
+
+
+def checked_prices(table: PriceTable | None) -> dict[str, tuple[float, float]]:
+    """``table`` as a plain dict once every entry is a model name with a pair of prices that
+    are finite numbers ≥ 0; else a ``ValueError`` naming the model. Every door that takes a
+    price table (a judge client, ``ae.evaluate``, an experiment) calls this before use."""
+    if table is None:
+        return {}
+    if not isinstance(table, Mapping):
+        raise ValueError(f"price_table must be a mapping {{model: (input, output)}}, got {table!r}")
+    checked = {}
+    for model, prices in table.items():
+        pair = tuple(prices) if isinstance(prices, (tuple, list)) else ()
+        if not (isinstance(model, str) and len(pair) == 2 and all(_price(p) for p in pair)):
+            raise ValueError(
+                f"price_table[{model!r}] must be (input, output) prices per 1M tokens, finite"
+                f" numbers >= 0; got {prices!r}"
+            )
+        checked[model] = (float(pair[0]), float(pair[1]))
+    return checked
+
+
+def _price(value: Any) -> bool:
+    """Whether ``value`` is a price: a finite number ≥ 0 (NaN and infinities are not)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    price = float(value)
+    return math.isfinite(price) and price >= 0
 
 
 def _count(obj: Any, *path: str) -> int:

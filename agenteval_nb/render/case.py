@@ -24,6 +24,7 @@ from .judge import judge_section
 from .messages import final_response_section, messages_section
 from .metrics import metrics_table, rubrics_table
 from .reasons import gloss_note
+from .source import source_section
 from .text import html, join, score_text, status_badge, status_class, text
 from .tools import trajectory_section
 from .verifier import verifier_section
@@ -95,8 +96,9 @@ def render_invocation(
     rubric_texts: Mapping[tuple[str, str], str] | None = None,
 ) -> Markup:
     """Everything about one turn: messages, tools, final response, metrics, rubrics, judge,
-    verifier. ``case_context`` are the case's context messages, shown as the engine gives them
-    to the turn: only when the turn has none of its own."""
+    verifier, and the source spans of a turn built from traces. ``case_context`` are the
+    case's context messages, shown as the engine gives them to the turn: only when the turn has
+    none of its own."""
     actual = per_invocation.actual_invocation
     expected = per_invocation.expected_invocation
     results = list(per_invocation.eval_metric_results or ())
@@ -130,6 +132,7 @@ def render_invocation(
         _section("rubric scores", rubrics_table(results, rubric_texts)),
         _section("judge samples", judge_section(results)),
         _section("verifier", verifier_section(results)),
+        _section("source spans", source_section(actual.source if actual is not None else None)),
     ]
     return join(parts)
 

@@ -68,4 +68,7 @@ STYLESHEET = """
 .ae .ae-key.ae-key-sel { background: #0969da; }
 .ae mark.ae-hit { background: #ffd33d; color: inherit; padding: 0 1px; border-radius: 2px; }
 .ae .ae-plot svg { max-width: 100%; height: auto; }
+.ae .ae-source code { font-size: 11px; }
+.ae .ae-gap { display: inline-block; background: #fff8c5; color: #7d4e00; padding: 0 4px;
+  border-radius: 4px; font-size: 11px; }
 """

@@ -28,7 +28,7 @@ from ..analysis.experiment import (
 from ..analysis.record import RunRecord, record_flags
 from ..io import write_text_atomic
 from ..render import STYLESHEET, render_case
-from ..render.board import frame_table
+from ..render.board import frame_table, leaderboard_table
 from ..render.case import metric_rubric_texts
 from ..render.text import html, join, text
 from .export import REPORT_CSS
@@ -48,25 +48,6 @@ EXPERIMENT_CSS = """
 """
 
 
-BOARD_COLUMNS = [
-    "variant",
-    "metric_name",
-    "n_passed",
-    "case_runs",
-    "pass_rate",
-    "pass_rate_low",
-    "pass_rate_high",
-    "mean_score",
-    "mean_score_low",
-    "mean_score_high",
-    "pass_at_1",
-    "pass_at_k",
-    "pass_hat_k",
-    "agent_tokens",
-    "judge_tokens",
-    "cost",
-    "errors",
-]
 PAIR_COLUMNS = [
     "metric_name",
     "variant_a",
@@ -188,10 +169,7 @@ def experiment_html(
                 __version__,
             ),
             _banner(records),
-            html(
-                '<section><h2>Leaderboard</h2><div class="ae-scroll">{}</div></section>',
-                frame_table(board, BOARD_COLUMNS),
-            ),
+            html("<section><h2>Leaderboard</h2>{}</section>", leaderboard_table(board)),
             html(
                 "<section><h2>Pairwise (Holm–Bonferroni per metric)</h2>"
                 '<div class="ae-scroll">{}</div></section>',

@@ -8,11 +8,13 @@ from .evalset import (
     EvalCaseRubric,
     EvalSet,
     Invocation,
+    InvocationSource,
     LLMGenerator,
     SessionInput,
     Tool,
     ToolMock,
     ToolMockTool,
+    text_gap_reason,
 )
 from .message import ContentPart, FunctionCall, Message, ToolCall, message_text
 from .metric import (
@@ -82,6 +84,7 @@ __all__ = [
     "FunctionCall",
     "GenerationConfig",
     "Invocation",
+    "InvocationSource",
     "JSONCriterion",
     "JudgeModelOptions",
     "JudgeTemplateOptions",
@@ -119,4 +122,5 @@ __all__ = [
     "message_text",
     "status_for",
     "summarize_statuses",
+    "text_gap_reason",
 ]

@@ -63,6 +63,25 @@ class ToolMock(WireModel):
     expected: list[ToolMockTool] | None = None
 
 
+TEXT_GAPS = ("content_missing", "content_redacted", "content_external", "no_final_response")
+"""Gaps of a recorded turn that leave its text unscoreable (:func:`text_gap_reason`)."""
+
+
+class InvocationSource(WireModel):
+    """agenteval_nb only (Go readers ignore it): where a turn built from spans or captured
+    traffic came from, and what could not be recovered.
+
+    ``spanIds``: every source span of the turn, in start order; ``gaps``: sorted flags such as
+    ``content_missing``, ``content_redacted``, ``content_external``, ``no_final_response``,
+    ``tool_without_result``, ``no_model_call``, ``open_span``, ``orphan`` (docs/traces.md).
+    """
+
+    trace_id: str | None = None
+    root_span_id: str | None = None
+    span_ids: list[str] | None = None
+    gaps: list[str] | None = None
+
+
 class Invocation(WireModel):
     """One turn: the user's message, the final response and the tools called."""
 
@@ -78,6 +97,24 @@ class Invocation(WireModel):
     simulated_user: bool | None = None
     """agenteval_nb only (Go readers ignore it): ``true`` when a user simulator wrote
     ``userContent`` (``conversationScenario`` cases)."""
+    source: InvocationSource | None = None
+    """agenteval_nb only: provenance and gaps of a turn built from traces."""
+
+
+def text_gap_reason(invocation: Invocation | None) -> str | None:
+    """Why this recorded turn's text cannot be scored, or ``None`` when it can.
+
+    The rule of "a turn without content is never scored as a pass on a text metric": only a
+    turn that carries a :data:`TEXT_GAPS` flag in ``source.gaps`` is unscoreable; every other
+    turn (all Go-written files) is scored as before.
+    """
+    source = invocation.source if invocation is not None else None
+    if source is None or not source.gaps:
+        return None
+    found = [gap for gap in source.gaps if gap in TEXT_GAPS]
+    if not found:
+        return None
+    return "turn text not recovered from its trace (" + ", ".join(found) + ")"
 
 
 class SessionInput(WireModel):

@@ -3,6 +3,7 @@
 Go fills a struct field from a key that matches its name exactly, else from one that matches
 ignoring case. :func:`fold_keys` renames such keys to the model's wire key, walking only into
 values that are models (never into free-form JSON such as tool arguments or session state).
+:func:`folds_nothing` tells from JSON text, at C speed, that folding would change nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import typing
 from functools import cache
 from typing import Any
 
+import msgspec
 from pydantic import BaseModel
 
 _Shape = tuple[str, type[BaseModel]]  # ("one" | "list" | "dict", model class)
@@ -100,3 +102,39 @@ def _renamed(
         else:
             fixed[key] = value
     return fixed
+
+
+@cache
+def _key_struct(cls: type[BaseModel]) -> Any:
+    """A msgspec struct that reads a JSON object only when every key is one of ``cls``'s wire
+    keys (unknown keys refused), walking into the values :func:`fold_keys` walks into (a
+    model, a list or a dict of models: objects, arrays of objects, ``null``) and skipping
+    every other value unread (``msgspec.Raw``)."""
+    fields: list[tuple[str, Any, Any]] = []
+    rename: dict[str, str] = {}
+    _, _, nested = _index(cls)
+    for name, field in cls.model_fields.items():
+        key = field.alias or name
+        shape = nested.get(key)
+        kind: Any = msgspec.Raw
+        if shape is not None:
+            inner: Any = _key_struct(shape[1])
+            wrapped = {"one": inner, "list": list[inner], "dict": dict[str, inner]}[shape[0]]
+            kind = typing.Optional[wrapped]  # noqa: UP045
+        attribute = f"f{len(fields)}"  # (wire keys need not be identifiers)
+        fields.append((attribute, kind, None))
+        rename[attribute] = key
+    return msgspec.defstruct(
+        f"{cls.__name__}Keys", fields, rename=rename, forbid_unknown_fields=True
+    )
+
+
+def folds_nothing(cls: type[BaseModel], data: bytes) -> bool:
+    """True when JSON ``data`` is an object that :func:`fold_keys` would leave as it is for
+    ``cls``: every key at a model position is a wire key of that model (an upper bound: an
+    unknown key, a value of another JSON type at a model position, or invalid JSON is False)."""
+    try:
+        msgspec.json.decode(data, type=_key_struct(cls))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return True

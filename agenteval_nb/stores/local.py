@@ -34,6 +34,7 @@ from .locator import (
     RESULT_SUFFIX,
     Locator,
     SuffixLocator,
+    inside,
     safe_name,
 )
 from .rules import Clock
@@ -82,9 +83,8 @@ class _LocalFiles:
         never does: names are made safe by :func:`~agenteval_nb.stores.locator.safe_name`).
         """
         built = Path(self.locator.build(self.base_dir, app_name, item_id))
-        base = self.base_dir.resolve()
-        if not built.resolve().is_relative_to(base) or built.resolve() == base:
-            raise ValueError(f"{built} is outside the store folder {base}")
+        if not inside(self.base_dir, built):
+            raise ValueError(f"{built} is outside the store folder {self.base_dir.resolve()}")
         return built
 
     def _target(self, app_name: str, item_id: str) -> Path:

@@ -23,6 +23,17 @@ METRICS_SUFFIX = ".metrics.json"
 RESULT_SUFFIX = ".evalset_result.json"
 
 
+def inside(base_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` lies inside folder ``base_dir`` — below it, not the folder itself —
+    once both are resolved (``..`` parts and symbolic links followed; a relative path is taken
+    from the working directory, as ``open`` takes it). The rule of every file a folder names
+    for itself (a locator's path, an experiment manifest's entry): a folder never hands out a
+    file outside itself."""
+    base = Path(base_dir).resolve()
+    resolved = Path(path).resolve()
+    return resolved != base and resolved.is_relative_to(base)
+
+
 @runtime_checkable
 class Locator(Protocol):
     """Maps ``(base_dir, app_name, id)`` to a file path and lists an app's ids."""

@@ -4,6 +4,7 @@ hand computations on small hand-made runs."""
 from __future__ import annotations
 
 import math
+import re
 
 import polars as pl
 import pytest
@@ -20,7 +21,9 @@ from agenteval_nb.analysis.experiment import (
     pareto_front,
     stacked_frame,
 )
+from agenteval_nb.analysis.headline import case_pass_rate, metric_pass_rates
 from agenteval_nb.analysis.paired import compare_records
+from agenteval_nb.analysis.stats import summary_frame
 from agenteval_nb.evalrun import EvalRun
 
 Z = 1.959963984540054
@@ -113,16 +116,20 @@ def test_leaderboard_columns_rows_and_order(board):
 @pytest.mark.parametrize("metric", ["m1", "overall"])
 def test_leaderboard_numbers_of_a_scored_variant(board, metric):
     r = row(board, "A", metric)
-    assert (r["cases"], r["runs"], r["case_runs"], r["n_passed"]) == (4, 2, 8, 5)
-    assert r["pass_rate"] == pytest.approx(5 / 8)
-    assert (r["pass_rate_low"], r["pass_rate_high"]) == pytest.approx(wilson(5, 8))
-    # scores 1,1 | 1,0 | 0,0 | .8,.6: mean .55; case sums of deviations .9, −.1, −1.1, .3
-    assert r["n_scored"] == 8
+    # per case, runs averaged (threshold .5): 1 | .5 | 0 | .7 — c1, c2, c4 pass
+    assert (r["cases"], r["runs"], r["n_passed"]) == (4, 2, 3)
+    assert r["pass_rate"] == pytest.approx(3 / 4)
+    assert (r["pass_rate_low"], r["pass_rate_high"]) == pytest.approx(wilson(3, 4))
+    # counted in case-runs, explicitly named: 5 of 8 case-runs passed
+    assert (r["case_runs"], r["pass_rate_case_runs"]) == (8, pytest.approx(5 / 8))
+    # the case means 1, .5, 0, .7: mean .55, SE over the cases
+    means = [1.0, 0.5, 0.0, 0.7]
+    se = math.sqrt(sum((m - 0.55) ** 2 for m in means) / (4 * 3))
+    assert r["n_scored"] == 4
     assert r["mean_score"] == pytest.approx(0.55)
-    se = math.sqrt(4 / 3 * (0.81 + 0.01 + 1.21 + 0.09)) / 8
     assert r["mean_score_se"] == pytest.approx(se)
     assert (r["mean_score_low"], r["mean_score_high"]) == pytest.approx(
-        (0.55 - Z * se, 0.55 + Z * se)
+        (0.55 - Z * se, min(1.0, 0.55 + Z * se))
     )
     # per case (n, c) = (2,2), (2,1), (2,0), (2,2)
     assert r["k"] == 2
@@ -140,16 +147,42 @@ def test_leaderboard_numbers_of_a_scored_variant(board, metric):
 def test_a_variant_whose_every_case_errors_passes_nothing(board, metric):
     r = row(board, "B", metric)
     assert (r["cases"], r["case_runs"], r["n_passed"], r["errors"]) == (4, 8, 0, 8)
-    assert r["pass_rate"] == 0.0
+    assert r["pass_rate"] == 0.0 and r["pass_rate_case_runs"] == 0.0
     assert r["pass_rate_low"] == 0.0
-    assert r["pass_rate_high"] == pytest.approx(wilson(0, 8)[1])
+    assert r["pass_rate_high"] == pytest.approx(wilson(0, 4)[1])  # over 4 cases, not 8 runs
     if metric == "overall":  # a failed case without a score reads as 0 (cases_df)
-        assert (r["n_scored"], r["mean_score"], r["mean_score_se"]) == (8, 0.0, 0.0)
+        assert (r["n_scored"], r["mean_score"], r["mean_score_se"]) == (4, 0.0, 0.0)
     else:  # no metric result: nothing scored
         assert r["n_scored"] == 0
         assert math.isnan(r["mean_score"]) and math.isnan(r["mean_score_low"])
     assert (r["pass_at_1"], r["pass_at_k"], r["pass_hat_k"]) == (0.0, 0.0, 0.0)
     assert math.isnan(r["cost"])  # its agent model has no price
+
+
+@pytest.mark.parametrize("variant", ["A", "B", "C"])
+def test_the_leaderboard_shows_the_run_reports_numbers(board, variant):
+    """One unit: a variant's row holds what its own run report, CLI and repr show."""
+    run = {"A": scored(A), "B": errored(IDS, 2), "C": scored({eid: [1.0, 1.0] for eid in IDS})}
+    record = run[variant].record
+    overall = row(board, variant, "overall")
+    assert (overall["n_passed"], overall["cases"]) == case_pass_rate(record)
+    for name, (passed, total) in metric_pass_rates(record).items():
+        r = row(board, variant, name)
+        assert (r["n_passed"], r["cases"]) == (passed, total)
+    summary = {r["metric_name"]: r for r in summary_frame(record).iter_rows(named=True)}
+    for name, s in summary.items():
+        r = row(board, variant, name)
+        assert (r["mean_score"], r["mean_score_low"], r["mean_score_high"]) == pytest.approx(
+            (s["mean"], s["ci_low"], s["ci_high"])
+        )
+
+
+def test_a_mean_score_interval_never_leaves_the_score_range():
+    # mostly perfect scores: the normal interval's upper end is past 1
+    variant = scored({f"c{i}": [1.0, 1.0 if i else 0.4] for i in range(6)})
+    board = leaderboard_frame({"v": variant.record})
+    assert board["mean_score"].max() > 0.9
+    assert ((board["mean_score_low"] >= 0.0) & (board["mean_score_high"] <= 1.0)).all()
 
 
 def test_a_variant_without_tokens_costs_nothing_and_without_a_table_nan(board):
@@ -266,3 +299,12 @@ def test_latency_quantiles_of_the_recorded_inference_times():
     r = leaderboard_frame({"A": run.record}).row(0, named=True)
     # linear interpolation: p50 between 2 and 3, p95 at 0.95·3 = 2.85 → 3 + .85·(4 − 3)
     assert (r["latency_p50_s"], r["latency_p95_s"]) == pytest.approx((2.5, 3.85))
+
+
+def test_every_leaderboard_column_is_documented():
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "experiments.md").read_text(encoding="utf-8")
+    table = page.split("## `leaderboard_df` columns")[1].split("\n\n")[1]
+    documented = {cell for cell in re.findall(r"`([a-z_0-9]+)`", table)}
+    assert set(LEADERBOARD_SCHEMA) <= documented

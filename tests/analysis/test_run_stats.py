@@ -125,7 +125,7 @@ def test_single_run_summary_matches_hand_computation():
     assert row["se"] == pytest.approx(se) and row["se_iid"] == pytest.approx(se)
     assert row["se_kind"] == "iid"
     assert row["ci_low"] == pytest.approx(mean - Z * se)
-    assert row["ci_high"] == pytest.approx(mean + Z * se)
+    assert mean + Z * se > 1.0 and row["ci_high"] == 1.0  # clipped to the score's scale
     assert (row["n_passed"], row["pass_rate"]) == (3, 0.75)
     low, high = _wilson(3, 4)
     assert row["pass_rate_ci_low"] == pytest.approx(low)
@@ -153,7 +153,8 @@ def test_clustered_se_from_a_mapping_and_from_a_column():
     assert row["se_kind"] == "clustered" and row["n_clusters"] == 2
     assert row["se"] == pytest.approx(1 / 3)
     assert row["se_iid"] == pytest.approx(_sd([0.5, 0.0, 1.0]) / math.sqrt(3))
-    assert row["ci_high"] == pytest.approx(0.5 + Z / 3)
+    # 0.5 ± z/3 runs past both ends of [0, 1]: clipped
+    assert (row["ci_low"], row["ci_high"]) == (0.0, 1.0)
     # the builders give c3 user "user-2", the others "user-1": the same clusters
     by_column = run.summary_df(cluster="user_id", backend="polars").row(0, named=True)
     assert by_column["se"] == pytest.approx(1 / 3)
@@ -178,3 +179,71 @@ def test_summary_df_per_metric_and_empty():
     assert summary["n"].to_list() == [3, 3, 3] and summary["n_runs"].to_list() == [6, 6, 6]
     empty = EvalRun(result=EvalSetResult()).summary_df(backend="pandas")
     assert len(empty) == 0 and "pass_rate_ci_low" in empty.columns
+
+
+# -- intervals stay in the score's range (docs/statistics.md) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [[1.0, 1.0, 1.0, 0.9], [0.0, 0.0, 0.05], [1.0, 0.0], [1.0, 1.0, 0.0, 1.0, 1.0]],
+)
+def test_summary_interval_of_a_mean_score_never_leaves_zero_one(scores):
+    run = scored_run({f"c{i}": [s] for i, s in enumerate(scores)}, threshold=0.5)
+    row = run.summary_df(backend="polars").row(0, named=True)
+    assert 0.0 <= row["ci_low"] <= row["mean"] <= row["ci_high"] <= 1.0
+
+
+def test_bounded_ci_clips_the_normal_interval_and_keeps_it_inside():
+    from agenteval_nb.analysis.stats import Interval, bounded_ci, normal_ci, score_range
+
+    assert bounded_ci(0.95, 0.1, Interval(0.0, 1.0)) == (pytest.approx(0.95 - Z * 0.1), 1.0)
+    assert bounded_ci(0.5, 0.1, Interval(0.0, 1.0)) == normal_ci(0.5, 0.1)  # nothing to clip
+    assert all(math.isnan(v) for v in bounded_ci(math.nan, 0.1, Interval(0.0, 1.0)))
+    # the scale [0, 1] widened to a custom evaluator's scores, never narrowed to the observed
+    assert score_range([0.2, 0.4]) == (0.0, 1.0)
+    assert score_range([2.0, 4.5], [-1.0, math.nan]) == (-1.0, 4.5)
+
+
+def test_paired_difference_interval_stays_within_the_possible_differences():
+    from agenteval_nb.analysis.stats import paired_difference
+
+    out = paired_difference([1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0])
+    assert out["mean_diff"] == pytest.approx(0.8)
+    assert out["mean_diff"] + Z * out["se"] > 1.0 and out["ci_high"] == 1.0
+    assert out["ci_low"] == pytest.approx(0.8 - Z * out["se"])
+
+
+# -- the case verdict of a metric: errors do not vanish (SPEC §8.6) ---------------------------
+
+
+def test_a_case_that_errored_counts_as_not_passed_for_the_metric():
+    from _analysis_builders import case_result, metric_result, result_of
+
+    from agenteval_nb.evalrun import EvalRun
+
+    cases = [
+        case_result("c1", 1, [], [metric_result("m", 1.0)]),
+        case_result("c2", 1, [], [metric_result("m", 0.0)]),
+        case_result("c3", 1, [], [], final_status="failed", error="agent: boom"),
+        case_result("c4", 1, [], [metric_result("m", None, eval_status="not_evaluated")]),
+    ]
+    run = EvalRun(result=result_of(cases))
+    row = run.summary_df(backend="polars").row(0, named=True)
+    # c3 errored: in the denominator, not passed, no score; c4 not evaluated: left out
+    assert (row["n_passed"], row["n_cases"], row["n"]) == (1, 3, 2)
+    assert row["pass_rate"] == pytest.approx(1 / 3)
+    assert run.metric_pass_rates() == {"m": (1, 3)}
+
+
+def test_a_run_whose_every_case_errored_shows_its_metrics_at_zero():
+    from _analysis_builders import case_result, result_of
+
+    from agenteval_nb.analysis.stats import summary_frame
+    from agenteval_nb.evalrun import EvalRun
+
+    cases = [case_result(f"c{i}", 1, [], [], final_status="failed", error="x") for i in (1, 2)]
+    run = EvalRun(result=result_of(cases))
+    named = summary_frame(run.record, metric_names=["m"]).row(0, named=True)
+    assert (named["metric_name"], named["n_passed"], named["n_cases"]) == ("m", 0, 2)
+    assert named["pass_rate"] == 0.0 and math.isnan(named["mean"])

@@ -14,12 +14,13 @@ import agenteval_nb as ae
 EXPECTED = ["a1", "a2", "a3", "a4"]
 
 
-def saved(folder, name: str, answers: list[str], set_id: str = "set") -> str:
+def saved(folder, name: str, answers: list[str], set_id: str = "set", num_runs: int = 1) -> str:
     cases = [trace_case(f"c{i}", [e], [a]) for i, (e, a) in enumerate(zip(EXPECTED, answers))]
     run = ae.evaluate(
         evalset(*cases, set_id=set_id),
         [METRIC],
         registry=registry_with(ExactAnswer()),
+        num_runs=num_runs,
         progress=False,
     )
     return str(run.save(folder / f"{name}.evalset_result.json"))
@@ -49,9 +50,10 @@ def test_leaderboard_prints_the_board_best_first_and_the_adjusted_pairs(results)
     assert done.returncode == 0, done.stderr
     board, pairs = done.stdout.split("\n\n")
     lines = board.splitlines()
-    assert lines[0].split()[:4] == ["variant", "metric", "passed", "pass"]
-    rows = [line.split()[:4] for line in lines[2:]]
-    assert rows == [
+    assert lines[0] == "pass rates in cases passed, runs averaged per case"
+    assert lines[1].split()[:4] == ["variant", "metric", "passed", "cases"]
+    rows = [line.split()[:5] for line in lines[3:]]
+    assert [[r[0], r[1], r[2], r[3]] for r in rows] == [
         ["good", "exact_answer", "4/4", "1"],
         ["good", "overall", "4/4", "1"],
         ["half", "exact_answer", "2/4", "0.5"],
@@ -98,3 +100,18 @@ def test_leaderboard_writes_one_junit_suite_per_variant(results, tmp_path):
     assert [s.get("name") for s in suites] == ["good", "half", "bad"]
     assert [s.get("failures") for s in suites] == ["0", "2", "4"]
     assert (root.get("tests"), root.get("failures")) == ("12", "6")
+
+
+def test_leaderboard_counts_cases_as_the_run_summary_does(tmp_path):
+    """Two runs of four cases: 2 of 4 cases passed (not 4 of 8 case-runs), the number
+    ``agenteval``'s run summary prints for the same file."""
+    paths = [
+        saved(tmp_path, "twice", ["a1", "a2", "x", "x"], num_runs=2),
+        saved(tmp_path, "once", EXPECTED),
+    ]
+    done = agenteval("leaderboard", *paths)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n\n")[0].splitlines()[3:]
+    rows = {tuple(line.split()[:2]): line.split()[2] for line in lines}
+    assert rows[("twice", "overall")] == "2/4" and rows[("twice", "exact_answer")] == "2/4"
+    assert "2/4 cases passed, runs averaged per case" in ae.load_run(paths[0]).summary_text()

@@ -108,3 +108,17 @@ def test_the_huge_int_check_finds_every_run_of_309_digits(runs, between):
     expected = re.search(r"[0-9]{309}", text) is not None
     assert jsonscan.has_huge_int(text) == expected
     assert jsonscan.has_huge_int("1" * 309) and not jsonscan.has_huge_int("x" + "1" * 308)
+
+
+@given(_json | st.sampled_from(["1e999", "-1E+400", "1" * 250 + "e99", "1e-999", "2e308"]))
+def test_may_be_huge_is_an_upper_bound_of_maybe_huge(value):
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if MAYBE_HUGE.search(text):
+        assert jsonscan.may_be_huge(text.encode("utf-8", "surrogatepass"))
+
+
+def test_may_be_huge_flags_each_shape():
+    for huge in ("1e999", "[1E+400]", "1" * 200, "5" * 210 + "e99"):
+        assert jsonscan.may_be_huge(huge.encode())
+    for small in ("1e99", "1e-999", '{"e000": 1}', "1" * 199):
+        assert not jsonscan.may_be_huge(small.encode())

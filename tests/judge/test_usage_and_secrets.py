@@ -9,6 +9,7 @@ import pickle
 import pytest
 
 from agenteval_nb.judge import JudgeClient, JudgeError, JudgeUsage, build_request
+from agenteval_nb.judge.usage import checked_prices
 from agenteval_nb.testing import FakeResponse, completion
 from agenteval_nb.testing.fake_server import error_body
 
@@ -112,3 +113,30 @@ async def test_key_not_logged(server, judge_model, secret, caplog):
     assert caplog.records  # openai did log (debug), so the check below means something
     for record in caplog.records:
         assert secret not in record.getMessage()
+
+
+BAD_PRICES = [
+    (-0.5, 1.0),
+    (1.0, float("nan")),
+    (float("inf"), 1.0),
+    (1.0,),
+    ("1", 2.0),
+    (True, 1.0),
+    3.0,
+]
+
+
+@pytest.mark.parametrize("prices", BAD_PRICES, ids=repr)
+def test_a_price_that_is_negative_nan_or_not_a_pair_is_refused_naming_the_model(prices):
+    table = {"judge-1": (1.0, 1.0), "judge-2": prices}
+    with pytest.raises(ValueError, match=r"price_table\['judge-2'\]"):
+        checked_prices(table)
+    with pytest.raises(ValueError, match="'judge-2'"):
+        JudgeClient(price_table=table)
+
+
+def test_prices_of_zero_and_any_real_number_are_kept_as_floats():
+    numpy = pytest.importorskip("numpy", reason="numpy numbers are prices too")
+    table = {"free": (0, 0), "np": (numpy.float32(0.5), numpy.int64(2)), "list": [1, 2.5]}
+    assert checked_prices(table) == {"free": (0.0, 0.0), "np": (0.5, 2.0), "list": (1.0, 2.5)}
+    assert checked_prices(None) == {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -102,3 +103,16 @@ def test_dom_has_the_sections_and_no_injected_elements(chromium, report, tmp_pat
     assert not {"img", "script"} & {tag for tag, _ in tags.found}
     assert not [name for _, attrs in tags.found for name in attrs if name.startswith("on")]
     assert "&lt;img src=x onerror=alert(1)&gt;" in dom
+
+
+def test_judge_usage_renders_as_a_table(chromium, tmp_path):
+    run = build_run()
+    run.info["judge_usage"] = {"prompt_tokens": 1234, "completion_tokens": 56, "cost": 0.0125}
+    page = export_html(run, tmp_path / "usage.html")
+    done = run_chromium(chromium, tmp_path, "--dump-dom", page.as_uri())
+    dom = done.stdout
+    assert "</html>" in dom, done.stderr[-2000:]
+    usage = dom.split('data-key="judge_usage"')[1].split("</table>")[0]
+    cells = re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", usage)
+    assert cells == ["prompt_tokens", "1234", "completion_tokens", "56", "cost", "0.0125"]
+    assert '"prompt_tokens"' not in dom  # no raw JSON left

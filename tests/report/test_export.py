@@ -256,3 +256,14 @@ def test_marks_from_the_review_file_beside_the_result_reach_the_report(tmp_path)
     cases = html.split('<section id="cases">')[1].split('<section id="details">')[0]
     assert "pass — the judge is too strict" in cases
     assert 'id="agreement"' not in report_html(build_run())
+
+
+def test_a_mapping_of_the_run_info_is_a_table_not_json(tmp_path):
+    run = build_run()
+    run.info["judge_usage"] = {"prompt_tokens": 1234, "completion_tokens": 56, "calls": 3}
+    html = export_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    table = html.split('<table class="ae-kv ae-config-table" data-key="judge_usage">')[1]
+    table = table.split("</table>")[0]
+    assert '<tr><th>prompt_tokens</th><td class="ae-num">1234</td></tr>' in table
+    assert '<tr><th>calls</th><td class="ae-num">3</td></tr>' in table
+    assert '"prompt_tokens"' not in html

@@ -143,6 +143,73 @@ def test_merge_combines_two_reviewers_and_reports_conflicts(tmp_path):
     assert len(read_marks(out)) == 3
 
 
+# -- files written by someone else (issue 31 §2) -------------------------------------------
+
+_THEIRS = {"eval_set_id": "set", "eval_id": "a", "run_id": 1, "metric": None, "mark": "pass"}
+
+
+def _their_mark(**more) -> dict:
+    stamp = "2026-01-01T00:00:00.000000Z"
+    return {**_THEIRS, "note": None, "reviewer": "ana", "timestamp": stamp, **more}
+
+
+def test_a_newer_review_file_is_read_but_never_rewritten(saved):
+    path = review_path(saved)
+    document = {"version": 2, "scale": "5-point", "marks": [_their_mark(confidence=0.9)]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    before = path.read_bytes()
+    run = ae.load_run(saved)
+    assert run.reviews_df("polars")["mark"].to_list() == ["pass"]
+    with pytest.raises(FormatError) as info:
+        run.mark("b", 1, "fail")
+    text = str(info.value)
+    assert str(path) in text
+    assert "version 2" in text and "version 1" in text
+    with pytest.raises(FormatError, match="version 2"):
+        write_marks(path, [_mark("b", "fail", "2026-01-02T00:00:00.000000Z")])
+    assert path.read_bytes() == before
+
+
+def test_a_newer_review_file_this_version_cannot_read_names_both_versions(tmp_path):
+    path = tmp_path / "r.review.json"
+    document = {"version": 3, "marks": [_their_mark(mark="maybe")]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(FormatError) as info:
+        read_marks(path)
+    assert info.value.json_path == "$.marks[0].mark"
+    assert "a version 3 file; this toolkit reads version 1" in str(info.value)
+
+
+def test_a_review_file_version_that_is_not_a_positive_integer_is_refused(tmp_path):
+    path = tmp_path / "r.review.json"
+    for version in ("2", 0, True):
+        path.write_text(json.dumps({"version": version, "marks": []}), encoding="utf-8")
+        with pytest.raises(FormatError) as info:
+            read_marks(path)
+        assert info.value.json_path == "$.version"
+
+
+def test_unknown_fields_are_kept_when_marks_are_merged(tmp_path):
+    path = tmp_path / "r.review.json"
+    kept = _their_mark(eval_id="kept", confidence=0.8, labels=["tone"])
+    replaced = _their_mark(eval_id="replaced", confidence=0.2)
+    document = {"version": 1, "tool": {"name": "labeler"}, "marks": [kept, replaced]}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    write_marks(path, [_mark("replaced", "fail", "2026-01-02T00:00:00.000000Z")])
+    again = json.loads(path.read_text(encoding="utf-8"))
+    assert again["tool"] == {"name": "labeler"}
+    by_id = {m["eval_id"]: m for m in again["marks"]}
+    assert by_id["kept"] == kept
+    assert by_id["replaced"]["mark"] == "fail"
+    assert "confidence" not in by_id["replaced"]  # the newer mark brings its own fields
+    assert read_marks(path)[0].extra == {"confidence": 0.8, "labels": ["tone"]}
+    merged = ae.review.merge(path, [_mark("other", "pass", "2026-01-03T00:00:00.000000Z")])
+    out = merged.save(tmp_path / "merged.review.json")
+    assert {"confidence": 0.8, "labels": ["tone"]}.items() <= json.loads(
+        out.read_text(encoding="utf-8")
+    )["marks"][0].items()
+
+
 _WRITER = textwrap.dedent(
     """
     import sys

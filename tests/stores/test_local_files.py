@@ -19,7 +19,7 @@ from agenteval_nb.stores import (
     NotFoundError,
     SuffixLocator,
 )
-from agenteval_nb.stores.locator import MAX_NAME_BYTES, original_name, safe_name
+from agenteval_nb.stores.locator import MAX_NAME_BYTES, inside, original_name, safe_name
 
 
 def _all_files(root: Path) -> list[str]:
@@ -279,6 +279,19 @@ def test_a_custom_locator_cannot_place_files_outside_the_folder(tmp_path):
     with pytest.raises(ValueError, match="outside the store folder"):
         store.save("app", {"evalSetId": "s", "evalSetResultId": "r"})
     assert not list(tmp_path.rglob("*.json"))
+
+
+def test_inside_is_below_the_folder_once_links_and_dots_are_followed(tmp_path):
+    folder = tmp_path / "exp"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "out").symlink_to(tmp_path)
+    (folder / "in").symlink_to(folder / "sub")
+    assert inside(folder, folder / "sub" / "a.json")
+    assert inside(folder, folder / "in" / "a.json")
+    assert inside(folder, folder / "sub" / ".." / "a.json")
+    for escaping in ("../a.json", str(tmp_path / "a.json"), "out/a.json", ".", "sub/../.."):
+        assert not inside(folder, folder / escaping), escaping
+    assert not inside(folder, tmp_path / "exp2" / "a.json")  # a sibling sharing the prefix
 
 
 class CustomLocator:

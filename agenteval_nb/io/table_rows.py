@@ -1,5 +1,4 @@
-"""Eval sets from tables: pandas / polars frames, CSV, JSONL and Parquet files, ``datasets``
-splits; and an eval set back as a frame.
+"""Eval sets from rows (mappings of column → cell), the form every table reader gives.
 
 A row is a case; its cells are read by *role* — each role is a column, named by default as the
 role (``columns=`` / keywords map a role to another column):
@@ -27,30 +26,22 @@ session input converted files get (:func:`~agenteval_nb.adk.default_session_inpu
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import math
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import polars as pl
 
 from ..adk import default_session_input
 from ..errors import FormatError
-from ..schema import EvalSet, Invocation, message_text
+from ..schema import EvalSet
 from .decoding import decode_text
 from .documents import preview, validate_model
 from .entry_rules import check_evalset
 
 ROLES = ("id", "user", "expected", "tools", "context", "actual", "actual_tools", "turns", "order")
 """The roles a column can play (see the module)."""
-
-TABLE_SUFFIXES = (".csv", ".jsonl", ".parquet")
-"""File suffixes read as tables by :func:`~agenteval_nb.io.loaders.load_evalset`."""
 
 MAX_LISTED = 20
 """Most bad rows listed in one error."""
@@ -263,7 +254,7 @@ def evalset_from_rows(
     the first row). A column named in ``roles`` that the table lacks is a :class:`FormatError`.
     """
     rows = [{str(k): _plain(v) for k, v in row.items()} for row in rows]
-    names = list(columns) if columns is not None else _all_keys(rows)
+    names = list(columns) if columns is not None else all_keys(rows)
     chosen = _columns(roles or {}, names, source)
     trace = "actual" in chosen or "actual_tools" in chosen
     if "user" not in chosen and "turns" not in chosen:
@@ -310,7 +301,7 @@ def evalset_from_rows(
     return check_evalset(validate_model(EvalSet, data, source), source)
 
 
-def _all_keys(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+def all_keys(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """Every key of the rows, in first-seen order (rows may differ in their keys)."""
     return list(dict.fromkeys(str(k) for row in rows for k in row))
 
@@ -341,7 +332,8 @@ def _case(eval_id: str, parts: dict[str, Any], trace: bool, eval_set_id: str) ->
 
 
 def _columns(roles: Mapping[str, str | None], names: list[str], source: str) -> dict[str, str]:
-    """Role → column for the roles this table has."""
+    """Role → column for the roles this table has; a column read for a role is named once in
+    the table (a repeated name would keep one of its cells and lose the others)."""
     unknown = sorted(set(roles) - set(ROLES))
     if unknown:
         raise FormatError(source, "columns", f"roles among {', '.join(ROLES)} (got {unknown})")
@@ -356,180 +348,8 @@ def _columns(roles: Mapping[str, str | None], names: list[str], source: str) -> 
             chosen[role] = column
         elif role in names:
             chosen[role] = role
+    for column in chosen.values():
+        if names.count(column) > 1:
+            expected = f"one column named {column!r} (the table has {names.count(column)})"
+            raise FormatError(source, f"column {column!r}", expected)
     return chosen
-
-
-# ------------------------------------------------------------------------- tables in, out
-
-
-def table_rows(table: Any) -> tuple[Iterable[Mapping[str, Any]], list[str]]:
-    """Rows and columns of a polars or pandas frame, a ``datasets`` split, or rows (mappings)."""
-    if hasattr(table, "to_dicts") and hasattr(table, "columns"):  # polars
-        return table.to_dicts(), list(table.columns)
-    if hasattr(table, "to_dict") and hasattr(table, "columns"):  # pandas
-        return table.to_dict("records"), [str(c) for c in table.columns]
-    names = getattr(table, "column_names", None)  # datasets.Dataset / IterableDataset
-    rows = list(table)
-    if names is None:
-        names = _all_keys(rows)
-    return rows, list(names)
-
-
-def read_table(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows and columns of a CSV (every cell text, an empty cell missing), JSONL (one object a
-    line, blank lines skipped) or Parquet file."""
-    file = Path(path)
-    where = str(path)
-    if not file.is_file():
-        raise FormatError(where, "$", "file not found")
-    if file.suffix.lower() == ".parquet":
-        frame = pl.read_parquet(file)
-        return frame.to_dicts(), list(frame.columns)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FormatError(where, "$", f"UTF-8 text ({exc.reason})") from None
-    if file.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        rows = []
-        for number, row in enumerate(reader, start=1):
-            if None in row:
-                raise FormatError(where, f"row {number}", "no more cells than the header has")
-            rows.append({k: (v if v != "" else None) for k, v in row.items()})
-        return rows, list(reader.fieldnames or [])
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = decode_text(line, f"{where}:{number}")
-        if not isinstance(row, dict):
-            raise FormatError(where, f"line {number}", f"a JSON object (got {preview(row)})")
-        rows.append(row)
-    return rows, _all_keys(rows)
-
-
-def evalset_from_table_file(
-    path: str | os.PathLike[str], columns: Mapping[str, str | None] | None = None
-) -> EvalSet:
-    """An eval set from a ``.csv`` / ``.jsonl`` / ``.parquet`` file (id: the file name's stem)."""
-    rows, names = read_table(path)
-    return evalset_from_rows(
-        rows, names, eval_set_id=Path(path).stem, roles=columns, source=str(path)
-    )
-
-
-def evalset_to_rows(evalset: EvalSet) -> list[dict[str, Any]]:
-    """One row per turn: ``id``, ``order``, ``user``, ``expected``, ``tools`` (JSON text),
-    ``context`` and, for trace-mode cases, ``actual`` / ``actual_tools``; read back by
-    :func:`evalset_from_rows`."""
-    rows = []
-    for case in evalset.eval_cases or []:
-        trace = case.eval_mode == "trace"
-        expected = case.conversation or []
-        actual = case.actual_conversation or []
-        for i in range(max(len(expected), len(actual))):
-            exp = expected[i] if i < len(expected) else None
-            act = actual[i] if i < len(actual) else None
-            either = exp or act
-            row: dict[str, Any] = {
-                "id": case.eval_id,
-                "order": i + 1,
-                "user": message_text(either.user_content) if either else None,
-                "expected": _answer(exp),
-                "tools": _tools_text(exp),
-                "context": _context_text(case.context_messages),
-            }
-            if trace:
-                row["actual"] = _answer(act)
-                row["actual_tools"] = _tools_text(act)
-            rows.append(row)
-    return rows
-
-
-def _answer(inv: Invocation | None) -> str | None:
-    return None if inv is None or inv.final_response is None else message_text(inv.final_response)
-
-
-def _tools_text(inv: Invocation | None) -> str | None:
-    if inv is None or not inv.tools:
-        return None
-    return json.dumps([t.to_wire() for t in inv.tools], ensure_ascii=False)
-
-
-def _context_text(messages: list[Any] | None) -> str | None:
-    if not messages:
-        return None
-    if len(messages) == 1 and messages[0].role == "system":
-        return message_text(messages[0])
-    return json.dumps([m.to_wire() for m in messages], ensure_ascii=False)
-
-
-# ------------------------------------------------------------------------ the public doors
-
-
-def evalset_from_df(
-    df: Any,
-    *,
-    id: str | None = None,
-    user: str | None = None,
-    expected: str | None = None,
-    tools: str | None = None,
-    context: str | None = None,
-    actual: str | None = None,
-    actual_tools: str | None = None,
-    turns: str | None = None,
-    order: str | None = None,
-    eval_set_id: str = "evalset",
-) -> EvalSet:
-    """An eval set from a pandas or polars frame; each keyword names the column of that role
-    (default: the column named as the role, when there is one). See :mod:`agenteval_nb.io.tabular`.
-    """
-    roles = {
-        "id": id,
-        "user": user,
-        "expected": expected,
-        "tools": tools,
-        "context": context,
-        "actual": actual,
-        "actual_tools": actual_tools,
-        "turns": turns,
-        "order": order,
-    }
-    rows, names = table_rows(df)
-    return evalset_from_rows(rows, names, eval_set_id=eval_set_id, roles=roles, source="<frame>")
-
-
-def evalset_from_dataset(ds: Any, *, eval_set_id: str = "evalset", **roles: str | None) -> EvalSet:
-    """An eval set from a ``datasets.Dataset`` / ``IterableDataset`` (or any iterable of row
-    mappings); keywords as :func:`evalset_from_df`. Nothing is downloaded: the split is read as
-    it is."""
-    rows, names = table_rows(ds)
-    return evalset_from_rows(rows, names, eval_set_id=eval_set_id, roles=roles, source="<dataset>")
-
-
-FRAME_SCHEMA = {
-    "id": pl.String,
-    "order": pl.Int64,
-    "user": pl.String,
-    "expected": pl.String,
-    "tools": pl.String,
-    "context": pl.String,
-    "actual": pl.String,
-    "actual_tools": pl.String,
-}
-"""The columns of :func:`evalset_to_df` (``actual*`` only for a trace-mode eval set)."""
-
-
-def evalset_to_df(evalset: EvalSet, backend: str = "polars") -> Any:
-    """The eval set as a frame, one row per turn (:func:`evalset_to_rows`); ``backend``
-    ``"polars"`` or ``"pandas"``. :func:`evalset_from_df` reads it back to the same eval set
-    (give it the ``eval_set_id``)."""
-    rows = evalset_to_rows(evalset)
-    trace = any(case.eval_mode == "trace" for case in evalset.eval_cases or [])
-    schema = {k: v for k, v in FRAME_SCHEMA.items() if trace or not k.startswith("actual")}
-    frame = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
-    if backend == "pandas":
-        return frame.to_pandas()
-    if backend != "polars":
-        raise ValueError(f"backend must be 'polars' or 'pandas', got {backend!r}")
-    return frame
