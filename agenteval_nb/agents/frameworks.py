@@ -17,7 +17,8 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
 * **smolagents** (a ``MultiStepAgent``): ``agent.run(text, reset=<first turn>)`` in a worker
   thread; the agent object keeps the memory, so concurrent cases need one agent each (pass a
   factory: ``ae.agent(lambda: make_agent())``).
-* **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`.
+* **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`
+  (:func:`agenteval_nb.agents.base.as_agent` decides).
 
 ``ae.agent(obj, call=..., output=...)`` is the escape hatch: ``call(obj, turn)`` (sync or
 async) makes the call, ``output(result)`` reads the answer (default: ``str`` as is, else the
@@ -32,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import AgentOutput, FunctionAgent
 from .tools import ToolSpec, run_blocking
 from .turn import Turn
 
@@ -171,7 +171,7 @@ def way_of(obj: Any) -> Way | None:
     return None
 
 
-def answer_text(value: Any) -> AgentOutput:
+def answer_text(value: Any) -> str:
     """What the engine scores as the final answer: a ``str`` as is, a pydantic model as its
     JSON, ``None`` as ``""``, anything else as ``str``."""
     if isinstance(value, str):
@@ -220,7 +220,7 @@ class FrameworkAgent:
     def __repr__(self) -> str:
         return f"FrameworkAgent({self.name})"
 
-    async def run_turn(self, turn: Turn) -> AgentOutput:
+    async def run_turn(self, turn: Turn) -> str:
         if self._call is not None and inspect.iscoroutinefunction(self._call):
             result = await self._call(self.obj, turn)
         elif self._call is not None:
@@ -231,17 +231,3 @@ class FrameworkAgent:
             assert self._way is not None
             result = await self._way.call(self.obj, turn, self._memory)
         return answer_text(self._output(result))
-
-
-def agent(
-    obj: Any,
-    *,
-    call: Callable[..., Any] | None = None,
-    output: Output | None = None,
-    name: str | None = None,
-) -> FrameworkAgent | FunctionAgent:
-    """``obj`` as an agent under test: a framework object (module doc), a plain callable, or any
-    object with ``call(obj, turn)`` and ``output(result)`` given."""
-    if call is None and way_of(obj) is None and callable(obj):
-        return FunctionAgent(obj, name=name)
-    return FrameworkAgent(obj, call=call, output=output, name=name)
