@@ -18,16 +18,18 @@ Rules:
   malformed 200 body — truncated JSON, an HTML page, no ``choices``, no message content — says
   what was wrong); keys are redacted from every message and every accepted completion
   (:mod:`agenteval_nb.secrets`, applied in :mod:`.errors` and :mod:`.response`);
-* cache (:mod:`.cache`): looked up before the limiter, written after a validated answer; an
-  injected judge (:mod:`.injected`) replaces the HTTP path and is never cached. A cache file
-  that cannot be opened, read or written never fails a call: the client warns once (naming the
-  file) and goes on without it;
+* cache (:mod:`.cache`): looked up before the limiter, queued after a validated answer and
+  written in batches (at the latest when the run ends: :meth:`JudgeClient.close_loop_clients`,
+  :meth:`JudgeClient.aclose`); an injected judge (:mod:`.injected`) replaces the HTTP path and
+  is never cached. A cache file that cannot be opened, read or written never fails a call: the
+  client warns once (naming the file) and goes on without it;
 * usage and cost of every call are added to :attr:`JudgeClient.usage` (:mod:`.usage`);
   ``latency_s`` is time spent on the request including retries, not the wait for a slot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -197,14 +199,17 @@ class JudgeClient:
         """Close the HTTP clients of the running loop only.
 
         Call it at the end of a run whose private loop is about to close while the client (its
-        cache, limiters and usage totals) lives on for the next run.
+        cache, limiters and usage totals) lives on for the next run. The run's queued cache rows
+        are written.
         """
+        self._cache_flush()
         await self._clients.close_running()
 
     async def aclose(self) -> None:
         """Close the HTTP clients of every loop (others are closed on their own loop when it
         still runs) and the cache, unless the cache was passed in as a :class:`JudgeCache`."""
         await self._clients.close_all()
+        self._cache_flush()
         if self.cache is not None and self._owns_cache:
             self.cache.close()
 
@@ -368,7 +373,8 @@ class JudgeClient:
         if where is None:
             where = str(cache.path) if cache is not None else "?"
         if cache is not None and self._owns_cache:
-            cache.close()
+            with contextlib.suppress(*CACHE_ERRORS):  # the rows it still queues are lost
+                cache.close()
         if cache is None and action != "open":
             return  # another call already dropped it (and warned)
         warnings.warn(
@@ -401,7 +407,17 @@ class JudgeClient:
         if cache is None:
             return
         try:
-            cache.put(key, call.response, call.usage.as_dict(), model=call.model)
+            cache.put_later(key, call.response, call.usage.as_dict(), model=call.model)
+        except CACHE_ERRORS as exc:
+            if self.cache is cache:
+                self._drop_cache(exc, "write")
+
+    def _cache_flush(self) -> None:
+        cache = self.cache
+        if cache is None:
+            return
+        try:
+            cache.flush()
         except CACHE_ERRORS as exc:
             if self.cache is cache:
                 self._drop_cache(exc, "write")
