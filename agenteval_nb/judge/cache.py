@@ -14,13 +14,13 @@ Rules:
 * concurrency: WAL journal, 30 s busy timeout, one connection per thread (and per process after
   a fork), so two processes can share a file;
 * writes: :meth:`JudgeCache.put` writes at once (one autocommitted statement).
-  :meth:`JudgeCache.put_later`, the client's write after each answer, queues the row; the queue
+  ``put(..., later=True)``, the client's write after each answer, queues the row; the queue
   is written in one transaction once it holds :data:`BATCH_ROWS` rows or its oldest row is
   :data:`BATCH_SECONDS` old (checked at the next queued row), on :meth:`JudgeCache.flush`,
   :meth:`JudgeCache.close` and at interpreter exit. A commit per answer blocks the event loop
   longer than the rest of a call's bookkeeping takes. The file stays the one truth: a read of a
-  queued key writes the queue first, a later :meth:`JudgeCache.put` of a key drops its queued
-  row; other processes see queued rows once they are written;
+  queued key writes the queue first, a later write of a key (queued or not) replaces its
+  queued row; other processes see queued rows once they are written;
 * failures of the file (not a database, a directory in its place, read-only, gone) raise one of
   :data:`CACHE_ERRORS`; the client turns them into a warning and a run without cache.
 """
@@ -51,10 +51,9 @@ CACHE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, OSError, CacheClosed
 """What a broken or unusable cache file raises."""
 
 BATCH_ROWS = 32
-"""Queued rows that make :meth:`JudgeCache.put_later` write the queue."""
+"""Queued rows that make ``JudgeCache.put(..., later=True)`` write the queue."""
 BATCH_SECONDS = 1.0
-"""Age of the oldest queued row that makes the next :meth:`JudgeCache.put_later` write the
-queue."""
+"""Age of the oldest queued row that makes the next queued row write the queue."""
 
 CACHE_ENV = "AGENTEVAL_NB_CACHE_DIR"
 CACHE_FILE = "judge.sqlite"
@@ -186,24 +185,20 @@ class JudgeCache:
         usage: Mapping[str, Any] | None = None,
         *,
         model: str | None = None,
+        later: bool = False,
     ) -> None:
-        """Store (or replace) the answer under ``key`` now."""
+        """Store (or replace) the answer under ``key``: now, or with ``later`` queued and
+        written with the queue when it is full or old (module rules). A failing write raises
+        one of :data:`CACHE_ERRORS`."""
         row = _row(key, response, usage, model)
+        if later:
+            self._enqueue(key, row)
+            return
         with self._lock:
             self._queue.pop(key, None)
         self._connection().execute(_INSERT, row)
 
-    def put_later(
-        self,
-        key: str,
-        response: Mapping[str, Any],
-        usage: Mapping[str, Any] | None = None,
-        *,
-        model: str | None = None,
-    ) -> None:
-        """Queue the answer under ``key``; writes the queue when it is full or old (module
-        rules), raising one of :data:`CACHE_ERRORS` when that write fails."""
-        row = _row(key, response, usage, model)
+    def _enqueue(self, key: str, row: _Row) -> None:
         pid = os.getpid()
         with self._lock:
             if self._queue_pid != pid:  # a forked child: the parent writes the rows it queued

@@ -407,7 +407,7 @@ class JudgeClient:
         if cache is None:
             return
         try:
-            cache.put_later(key, call.response, call.usage.as_dict(), model=call.model)
+            cache.put(key, call.response, call.usage.as_dict(), model=call.model, later=True)
         except CACHE_ERRORS as exc:
             if self.cache is cache:
                 self._drop_cache(exc, "write")

@@ -363,12 +363,12 @@ async def test_client_queues_answers_and_writes_them_when_the_run_ends(
 def test_queue_is_written_when_full_or_old(tmp_path, monkeypatch):
     cache = JudgeCache(tmp_path / "c.sqlite")
     for i in range(cache_module.BATCH_ROWS - 1):
-        cache.put_later(f"k{i}", completion(f"{i}"))
+        cache.put(f"k{i}", completion(f"{i}"), later=True)
     assert _rows_on_disk(cache.path) == 0
-    cache.put_later("last", completion("last"))
+    cache.put("last", completion("last"), later=True)
     assert _rows_on_disk(cache.path) == cache_module.BATCH_ROWS
     monkeypatch.setattr(cache_module, "BATCH_SECONDS", 0.0)
-    cache.put_later("old", completion("old"))
+    cache.put("old", completion("old"), later=True)
     assert _rows_on_disk(cache.path) == cache_module.BATCH_ROWS + 1
     cache.close()
 
@@ -376,18 +376,18 @@ def test_queue_is_written_when_full_or_old(tmp_path, monkeypatch):
 def test_queued_rows_read_back_and_later_writes_win(tmp_path):
     cache = JudgeCache(tmp_path / "c.sqlite")
     answer = completion("queued")
-    cache.put_later("k", answer, {"prompt_tokens": 1}, model="m")
+    cache.put("k", answer, {"prompt_tokens": 1}, model="m", later=True)
     assert "k" in cache
     assert cache.get("k") == (answer, {"prompt_tokens": 1})
     assert _rows_on_disk(cache.path) == 1  # reading a queued key wrote the queue
-    cache.put_later("k", completion("queued again"))
+    cache.put("k", completion("queued again"), later=True)
     cache.put("k", completion("written now"))
     cache.flush()
     assert cache.get("k")[0]["choices"][0]["message"]["content"] == "written now"
-    cache.put_later("gone", completion("x"))
+    cache.put("gone", completion("x"), later=True)
     cache.clear()
     assert len(cache) == 0
-    cache.put_later("on close", completion("x"))
+    cache.put("on close", completion("x"), later=True)
     cache.close()
     assert _rows_on_disk(cache.path) == 1
 
@@ -397,7 +397,7 @@ import sys
 from agenteval_nb.judge import JudgeCache
 from agenteval_nb.testing import completion
 cache = JudgeCache(sys.argv[1])
-cache.put_later("left queued", completion("x"))
+cache.put("left queued", completion("x"), later=True)
 """
 
 
