@@ -7,6 +7,9 @@ Rules:
   every call on that loop (an HTTP connection pool cannot move between loops, and a notebook
   run gets a fresh private loop each time);
 * one :class:`EndpointLimiter` per base URL, shared by every loop and thread using the client;
+* TLS: httpx's default verifying context, built once per process (per ``SSL_CERT_FILE`` /
+  ``SSL_CERT_DIR`` setting) and shared by every HTTP client: building one reads the CA bundle,
+  ~20 ms of CPU that every run would pay again on its fresh loop;
 * faults: HTTP 408, 409, 429 and 5xx, timeouts and connection errors are retried by the openai
   client itself (``max_retries``, default 4): exponential backoff from 0.5 s doubling up to 8 s
   with up to 25 % jitter, except that a ``Retry-After`` / ``retry-after-ms`` header of more than
@@ -30,9 +33,11 @@ Rules:
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
+import ssl
 import threading
 import time
 import warnings
@@ -64,6 +69,18 @@ _INJECTED_LIMITER_KEY = "<injected judge>"
 _ORIGIN = "judge endpoint"
 
 CacheSpec = bool | str | os.PathLike[str] | JudgeCache | None
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """httpx's default context; ``cert_file`` / ``cert_dir`` (the ``SSL_CERT_*`` variables it
+    reads) only key the cache, so a changed setting gets its own context."""
+    return httpx2.create_ssl_context()
+
+
+def shared_tls_context() -> ssl.SSLContext:
+    """The process's TLS context for the current ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
 
 class JudgeCacheWarning(RuntimeWarning):
@@ -192,7 +209,8 @@ class JudgeClient:
             max_connections=max(1000, self.max_concurrency),
             max_keepalive_connections=max(100, self.max_concurrency),
         )
-        transport = DeadlineTransport(httpx2.AsyncHTTPTransport(limits=limits), self.timeout)
+        inner = httpx2.AsyncHTTPTransport(verify=shared_tls_context(), limits=limits)
+        transport = DeadlineTransport(inner, self.timeout)
         return openai.DefaultAsyncHttpxClient(transport=transport, timeout=self.timeout)
 
     async def close_loop_clients(self) -> None:
