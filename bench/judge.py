@@ -18,7 +18,7 @@ command (target ≥ 0.9):
 * cache: the calls run twice through ``JudgeClient`` with a cache in a temporary directory; the
   server's request count of the second run is printed (target 0).
 
-Usage: ``python bench/judge.py [--calls 1000] [--concurrency 32,64] [--latency-ms 50]``
+Usage: ``python bench/judge.py [--calls 1000] [--concurrency 32,64] [--latency-ms 50] [--rounds 5]``
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--concurrency", default="32,64", help="comma-separated list")
     parser.add_argument("--latency-ms", type=float, default=50.0)
-    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per setting")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per setting")
     args = parser.parse_args(argv)
     args.concurrency = [int(c) for c in str(args.concurrency).split(",") if c.strip()]
     if args.calls < 1 or args.rounds < 1 or not args.concurrency:
