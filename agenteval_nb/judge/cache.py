@@ -12,13 +12,22 @@ Rules:
   else ``<user cache dir>/agenteval_nb/judge.sqlite``; a path (an existing directory gets
   ``judge.sqlite`` inside it); ``False``/``None`` ⇒ no cache;
 * concurrency: WAL journal, 30 s busy timeout, one connection per thread (and per process after
-  a fork); each write is one autocommitted statement, so two processes can share a file;
+  a fork), so two processes can share a file;
+* writes: :meth:`JudgeCache.put` writes at once (one autocommitted statement).
+  ``put(..., later=True)``, the client's write after each answer, queues the row; the queue
+  is written in one transaction once it holds :data:`BATCH_ROWS` rows or its oldest row is
+  :data:`BATCH_SECONDS` old (checked at the next queued row), on :meth:`JudgeCache.flush`,
+  :meth:`JudgeCache.close` and at interpreter exit. A commit per answer blocks the event loop
+  longer than the rest of a call's bookkeeping takes. The file stays the one truth: a read of a
+  queued key writes the queue first, a later write of a key (queued or not) replaces its
+  queued row; other processes see queued rows once they are written;
 * failures of the file (not a database, a directory in its place, read-only, gone) raise one of
   :data:`CACHE_ERRORS`; the client turns them into a warning and a run without cache.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -26,6 +35,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,6 +50,11 @@ class CacheClosedError(RuntimeError):
 CACHE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, OSError, CacheClosedError)
 """What a broken or unusable cache file raises."""
 
+BATCH_ROWS = 32
+"""Queued rows that make ``JudgeCache.put(..., later=True)`` write the queue."""
+BATCH_SECONDS = 1.0
+"""Age of the oldest queued row that makes the next queued row write the queue."""
+
 CACHE_ENV = "AGENTEVAL_NB_CACHE_DIR"
 CACHE_FILE = "judge.sqlite"
 _SCHEMA = """
@@ -51,6 +66,12 @@ CREATE TABLE IF NOT EXISTS judge_responses (
     created_at REAL NOT NULL
 )
 """
+_INSERT = (
+    "INSERT OR REPLACE INTO judge_responses (key, model, response, usage, created_at)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
+_Row = tuple[str, str | None, str, str, float]
+_OPEN_CACHES: weakref.WeakSet[JudgeCache] = weakref.WeakSet()
 
 
 def canonical_json(value: Any) -> str:
@@ -69,6 +90,12 @@ def cache_key(base_url: str, body: Mapping[str, Any], sample_index: int) -> str:
         "sample_index": sample_index,
     }
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+
+def _row(
+    key: str, response: Mapping[str, Any], usage: Mapping[str, Any] | None, model: str | None
+) -> _Row:
+    return (key, model, canonical_json(response), canonical_json(usage or {}), time.time())
 
 
 def default_cache_path() -> Path:
@@ -107,7 +134,11 @@ class JudgeCache:
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
+        self._queue: dict[str, _Row] = {}
+        self._queue_pid = os.getpid()
+        self._queued_since = 0.0
         self._connection()  # create the file and table now, so errors show at construction
+        _OPEN_CACHES.add(self)
 
     def __repr__(self) -> str:
         return f"JudgeCache({str(self.path)!r})"
@@ -130,6 +161,7 @@ class JudgeCache:
 
     def get(self, key: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """``(response, usage)`` stored under ``key``, or ``None``."""
+        self._flush_if_queued(key)
         row = (
             self._connection()
             .execute("SELECT response, usage FROM judge_responses WHERE key = ?", (key,))
@@ -153,30 +185,86 @@ class JudgeCache:
         usage: Mapping[str, Any] | None = None,
         *,
         model: str | None = None,
+        later: bool = False,
     ) -> None:
-        """Store (or replace) the answer under ``key``."""
-        self._connection().execute(
-            "INSERT OR REPLACE INTO judge_responses (key, model, response, usage, created_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (key, model, canonical_json(response), canonical_json(usage or {}), time.time()),
-        )
+        """Store (or replace) the answer under ``key``: now, or with ``later`` queued and
+        written with the queue when it is full or old (module rules). A failing write raises
+        one of :data:`CACHE_ERRORS`."""
+        row = _row(key, response, usage, model)
+        if later:
+            self._enqueue(key, row)
+            return
+        with self._lock:
+            self._queue.pop(key, None)
+        self._connection().execute(_INSERT, row)
+
+    def _enqueue(self, key: str, row: _Row) -> None:
+        pid = os.getpid()
+        with self._lock:
+            if self._queue_pid != pid:  # a forked child: the parent writes the rows it queued
+                self._queue, self._queue_pid = {}, pid
+            now = time.monotonic()
+            if not self._queue:
+                self._queued_since = now
+            self._queue.pop(key, None)
+            self._queue[key] = row
+            due = len(self._queue) >= BATCH_ROWS or now - self._queued_since >= BATCH_SECONDS
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued rows in one transaction (none queued: nothing to do)."""
+        with self._lock:
+            rows = list(self._queue.values()) if self._queue_pid == os.getpid() else []
+            self._queue = {}
+        if not rows:
+            return
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(_INSERT, rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise
+
+    def _flush_if_queued(self, key: object) -> None:
+        with self._lock:
+            queued = key in self._queue
+        if queued:
+            self.flush()
 
     def __len__(self) -> int:
+        self.flush()
         return int(self._connection().execute("SELECT COUNT(*) FROM judge_responses").fetchone()[0])
 
     def __contains__(self, key: object) -> bool:
+        self._flush_if_queued(key)
         query = "SELECT 1 FROM judge_responses WHERE key = ?"
         return self._connection().execute(query, (key,)).fetchone() is not None
 
     def clear(self) -> None:
-        """Delete every stored answer."""
+        """Delete every stored and queued answer."""
+        with self._lock:
+            self._queue = {}
         self._connection().execute("DELETE FROM judge_responses")
 
     def close(self) -> None:
-        """Close every connection this object opened (in any thread)."""
+        """Write the queued rows, then close every connection this object opened (in any
+        thread); the connections are closed even when that write fails (which raises)."""
+        try:
+            if not self._closed:
+                self.flush()
+        finally:
+            self._close_connections()
+
+    def _close_connections(self) -> None:
         with self._lock:
             connections, self._connections = self._connections, []
             self._closed = True
+            self._queue = {}
+        _OPEN_CACHES.discard(self)
         for conn in connections:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
@@ -191,6 +279,14 @@ def open_cache(spec: bool | str | os.PathLike[str] | JudgeCache | None) -> Judge
     if isinstance(spec, JudgeCache):
         return spec
     return JudgeCache(spec)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """Write what open caches still queue when the interpreter exits (never raises)."""
+    for cache in list(_OPEN_CACHES):
+        with contextlib.suppress(*CACHE_ERRORS):
+            cache.flush()
 
 
 def _prepare(conn: sqlite3.Connection, attempts: int = 100) -> None:

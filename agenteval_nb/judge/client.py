@@ -7,6 +7,9 @@ Rules:
   every call on that loop (an HTTP connection pool cannot move between loops, and a notebook
   run gets a fresh private loop each time);
 * one :class:`EndpointLimiter` per base URL, shared by every loop and thread using the client;
+* TLS: httpx's default verifying context, built once per process (per ``SSL_CERT_FILE`` /
+  ``SSL_CERT_DIR`` setting) and shared by every HTTP client: building one reads the CA bundle,
+  ~20 ms of CPU that every run would pay again on its fresh loop;
 * faults: HTTP 408, 409, 429 and 5xx, timeouts and connection errors are retried by the openai
   client itself (``max_retries``, default 4): exponential backoff from 0.5 s doubling up to 8 s
   with up to 25 % jitter, except that a ``Retry-After`` / ``retry-after-ms`` header of more than
@@ -18,19 +21,23 @@ Rules:
   malformed 200 body — truncated JSON, an HTML page, no ``choices``, no message content — says
   what was wrong); keys are redacted from every message and every accepted completion
   (:mod:`agenteval_nb.secrets`, applied in :mod:`.errors` and :mod:`.response`);
-* cache (:mod:`.cache`): looked up before the limiter, written after a validated answer; an
-  injected judge (:mod:`.injected`) replaces the HTTP path and is never cached. A cache file
-  that cannot be opened, read or written never fails a call: the client warns once (naming the
-  file) and goes on without it;
+* cache (:mod:`.cache`): looked up before the limiter, queued after a validated answer and
+  written in batches (at the latest when the run ends: :meth:`JudgeClient.close_loop_clients`,
+  :meth:`JudgeClient.aclose`); an injected judge (:mod:`.injected`) replaces the HTTP path and
+  is never cached. A cache file that cannot be opened, read or written never fails a call: the
+  client warns once (naming the file) and goes on without it;
 * usage and cost of every call are added to :attr:`JudgeClient.usage` (:mod:`.usage`);
   ``latency_s`` is time spent on the request including retries, not the wait for a slot.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import os
+import ssl
 import threading
 import time
 import warnings
@@ -62,6 +69,18 @@ _INJECTED_LIMITER_KEY = "<injected judge>"
 _ORIGIN = "judge endpoint"
 
 CacheSpec = bool | str | os.PathLike[str] | JudgeCache | None
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """httpx's default context; ``cert_file`` / ``cert_dir`` (the ``SSL_CERT_*`` variables it
+    reads) only key the cache, so a changed setting gets its own context."""
+    return httpx2.create_ssl_context()
+
+
+def shared_tls_context() -> ssl.SSLContext:
+    """The process's TLS context for the current ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
 
 class JudgeCacheWarning(RuntimeWarning):
@@ -190,21 +209,25 @@ class JudgeClient:
             max_connections=max(1000, self.max_concurrency),
             max_keepalive_connections=max(100, self.max_concurrency),
         )
-        transport = DeadlineTransport(httpx2.AsyncHTTPTransport(limits=limits), self.timeout)
+        inner = httpx2.AsyncHTTPTransport(verify=shared_tls_context(), limits=limits)
+        transport = DeadlineTransport(inner, self.timeout)
         return openai.DefaultAsyncHttpxClient(transport=transport, timeout=self.timeout)
 
     async def close_loop_clients(self) -> None:
         """Close the HTTP clients of the running loop only.
 
         Call it at the end of a run whose private loop is about to close while the client (its
-        cache, limiters and usage totals) lives on for the next run.
+        cache, limiters and usage totals) lives on for the next run. The run's queued cache rows
+        are written.
         """
+        self._cache_flush()
         await self._clients.close_running()
 
     async def aclose(self) -> None:
         """Close the HTTP clients of every loop (others are closed on their own loop when it
         still runs) and the cache, unless the cache was passed in as a :class:`JudgeCache`."""
         await self._clients.close_all()
+        self._cache_flush()
         if self.cache is not None and self._owns_cache:
             self.cache.close()
 
@@ -368,7 +391,8 @@ class JudgeClient:
         if where is None:
             where = str(cache.path) if cache is not None else "?"
         if cache is not None and self._owns_cache:
-            cache.close()
+            with contextlib.suppress(*CACHE_ERRORS):  # the rows it still queues are lost
+                cache.close()
         if cache is None and action != "open":
             return  # another call already dropped it (and warned)
         warnings.warn(
@@ -401,7 +425,17 @@ class JudgeClient:
         if cache is None:
             return
         try:
-            cache.put(key, call.response, call.usage.as_dict(), model=call.model)
+            cache.put(key, call.response, call.usage.as_dict(), model=call.model, later=True)
+        except CACHE_ERRORS as exc:
+            if self.cache is cache:
+                self._drop_cache(exc, "write")
+
+    def _cache_flush(self) -> None:
+        cache = self.cache
+        if cache is None:
+            return
+        try:
+            cache.flush()
         except CACHE_ERRORS as exc:
             if self.cache is cache:
                 self._drop_cache(exc, "write")

@@ -21,6 +21,7 @@ from agenteval_nb.judge import (
     cache_key,
     default_cache_path,
 )
+from agenteval_nb.judge import cache as cache_module
 from agenteval_nb.judge.cache import open_cache
 from agenteval_nb.testing import FakeResponse, completion
 
@@ -334,3 +335,76 @@ def test_evaluation_completes_with_a_corrupt_cache_file(server, tmp_path):
         run = ae.evaluate(evalset, [metric], cache=cache, progress=False)
     assert [c.final_eval_status for c in run.result.eval_case_results] == ["passed"] * 3
     assert server.request_count == 3
+
+
+# writes are queued and written in batches ---------------------------------------------------
+
+
+def _rows_on_disk(path) -> int:
+    with sqlite3.connect(path) as raw:
+        return raw.execute("SELECT COUNT(*) FROM judge_responses").fetchone()[0]
+
+
+async def test_client_queues_answers_and_writes_them_when_the_run_ends(
+    server, judge_model, tmp_path
+):
+    path = tmp_path / "judge.sqlite"
+    client = JudgeClient(cache=path)
+    await ask_all(client, judge_model())
+    assert _rows_on_disk(path) == 0  # queued: fewer than BATCH_ROWS answers, none old
+    await client.close_loop_clients()  # what ae.evaluate does with a client it was given
+    assert _rows_on_disk(path) == len(QUESTIONS)
+    again = await ask_all(client, judge_model())
+    assert all(c.cache_hit for c in again)
+    await client.aclose()
+    assert server.request_count == len(QUESTIONS)
+
+
+def test_queue_is_written_when_full_or_old(tmp_path, monkeypatch):
+    cache = JudgeCache(tmp_path / "c.sqlite")
+    for i in range(cache_module.BATCH_ROWS - 1):
+        cache.put(f"k{i}", completion(f"{i}"), later=True)
+    assert _rows_on_disk(cache.path) == 0
+    cache.put("last", completion("last"), later=True)
+    assert _rows_on_disk(cache.path) == cache_module.BATCH_ROWS
+    monkeypatch.setattr(cache_module, "BATCH_SECONDS", 0.0)
+    cache.put("old", completion("old"), later=True)
+    assert _rows_on_disk(cache.path) == cache_module.BATCH_ROWS + 1
+    cache.close()
+
+
+def test_queued_rows_read_back_and_later_writes_win(tmp_path):
+    cache = JudgeCache(tmp_path / "c.sqlite")
+    answer = completion("queued")
+    cache.put("k", answer, {"prompt_tokens": 1}, model="m", later=True)
+    assert "k" in cache
+    assert cache.get("k") == (answer, {"prompt_tokens": 1})
+    assert _rows_on_disk(cache.path) == 1  # reading a queued key wrote the queue
+    cache.put("k", completion("queued again"), later=True)
+    cache.put("k", completion("written now"))
+    cache.flush()
+    assert cache.get("k")[0]["choices"][0]["message"]["content"] == "written now"
+    cache.put("gone", completion("x"), later=True)
+    cache.clear()
+    assert len(cache) == 0
+    cache.put("on close", completion("x"), later=True)
+    cache.close()
+    assert _rows_on_disk(cache.path) == 1
+
+
+EXITING_WRITER = """
+import sys
+from agenteval_nb.judge import JudgeCache
+from agenteval_nb.testing import completion
+cache = JudgeCache(sys.argv[1])
+cache.put("left queued", completion("x"), later=True)
+"""
+
+
+def test_queued_rows_are_written_at_interpreter_exit(tmp_path):
+    path = tmp_path / "exit.sqlite"
+    done = subprocess.run(
+        [sys.executable, "-c", EXITING_WRITER, str(path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert _rows_on_disk(path) == 1

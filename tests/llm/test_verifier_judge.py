@@ -9,7 +9,7 @@ from _llm_helpers import RUBRICS, inv, make_metric
 
 from agenteval_nb.evaluators.base import EvaluatorError
 from agenteval_nb.schema.extras import judge_record, verifier_record
-from agenteval_nb.testing.fake_server import completion
+from agenteval_nb.testing.fake_server import FakeResponse, completion
 from agenteval_nb.testing.heuristic_judge import HeuristicJudge
 
 pytestmark = pytest.mark.anyio
@@ -303,3 +303,54 @@ async def test_pointwise_mode(run_eval, server):
     assert record.swap_mode is None and record.samples[0].b is None
     prompt = server.chat_requests[0]["messages"][0]["content"]
     assert "<score_B>" not in prompt and "## Candidate B" not in prompt
+
+
+@pytest.mark.parametrize(
+    ("swapped_answer", "error"),
+    [
+        (
+            FakeResponse(400, {"error": {"message": "context too long"}}),
+            "^judge response: swapped candidates: judge endpoint returned HTTP 400: "
+            "context too long",
+        ),
+        (
+            completion("<score_A>A</score_A><score_B>B</score_B>"),
+            "^score based on response: swapped candidates: logprobs are missing: ",
+        ),
+    ],
+    ids=["call", "score"],
+)
+async def test_swapped_order_errors_name_the_swapped_call(run_eval, server, swapped_answer, error):
+    """The swapped call goes through the contract's sample step: same texts, with a prefix."""
+    metric = verifier_metric(server, extension={"verifier": {"swap": "report"}})
+    with pytest.raises(EvaluatorError, match=error):
+        await run_eval(
+            "llm_verifier_pairwise",
+            metric,
+            ACTUAL,
+            EXPECTED,
+            answers=[worked_example(), swapped_answer],
+        )
+    assert len(server.chat_requests) == 2
+
+
+async def test_swapped_call_is_recorded_with_its_raw_score(run_eval, server):
+    metric = verifier_metric(server, extension={"verifier": {"swap": "report"}})
+    swapped = worked_example(a=(0.6, 0.4), b=(0.9, 0.1))  # raw score .5 + (.6 - .1) / 2 = .75
+    result = await run_eval(
+        "llm_verifier_pairwise",
+        metric,
+        ACTUAL,
+        EXPECTED,
+        answers=[worked_example(), swapped],
+    )
+    details = result.per_invocation_results[0].details
+    (extra,) = judge_record(details).extra_calls
+    assert extra.sample_index == 0 and extra.score == pytest.approx(0.25)
+    assert extra.reason == (
+        "swapped candidates (raw score 0.7500): Computed from score_A 0.6000 and score_B "
+        "0.1000 log probabilities."
+    )
+    assert extra.raw == "analysis\n<score_A>A</score_A>\n<score_B>T</score_B>"
+    assert extra.cache_hit is False and extra.prompt_tokens > 0
+    assert verifier_record(details).samples[0].swapped_score == pytest.approx(0.25)

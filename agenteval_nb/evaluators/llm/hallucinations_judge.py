@@ -43,7 +43,7 @@ from typing import Any
 import re2
 
 from ...criteria.gofmt import go_quote
-from ...schema import EvalMetric, Invocation, RubricScore, ScoreValue
+from ...schema import EvalMetric, Invocation, RubricScore
 from .judge_contract import LLMJudgeEvaluator, PromptMessages, ScoreResult, TurnInput
 from .judge_text import (
     JudgeOutputError,
@@ -57,6 +57,7 @@ from .judge_text import (
     user_message,
 )
 from .operator_registry import OperatorRegistry
+from .rubric_scoring import rubric_mean
 
 __all__ = [
     "LABEL_SCORES",
@@ -229,13 +230,7 @@ def score_hallucination(response: Mapping[str, Any], metric: EvalMetric) -> Scor
             )
         )
         reasons.append(reason)
-    score = sum(r.score or 0.0 for r in rubric_scores) / len(rubric_scores)
-    return ScoreResult(
-        score=score,
-        reason="\n".join(reasons),
-        value=ScoreValue(kind="numeric", numeric=score),
-        rubric_scores=rubric_scores,
-    )
+    return rubric_mean(rubric_scores, reasons)
 
 
 class LLMHallucinationsEvaluator(LLMJudgeEvaluator):

@@ -158,10 +158,23 @@ class TurnInput:
     async def extra_call(self, messages: PromptMessages, *, purpose: str) -> JudgeCall:
         """A judge call outside the scored samples (recorded in ``JudgeRecord.extra_calls``)."""
         call = await self.judge.call(messages, sample_index=0)
-        record = sample_record(call)
-        record.reason = purpose
-        self.extra_calls.append(record)
+        self.record_extra(call, reason=purpose)
         return call
+
+    def record_extra(
+        self,
+        call: JudgeCall,
+        *,
+        reason: str,
+        sample_index: int | None = None,
+        score: float | None = None,
+    ) -> JudgeSample:
+        """Keep ``call`` in ``JudgeRecord.extra_calls`` with what it was for (and its score)."""
+        record = sample_record(call, sample_index)
+        record.reason = reason
+        record.score = score
+        self.extra_calls.append(record)
+        return record
 
 
 ResponseScorer = Callable[[dict[str, Any], EvalMetric], "ScoreResult | float | Awaitable[Any]"]
@@ -432,7 +445,8 @@ class LLMJudgeEvaluator:
 
     Hooks, in the order the loop calls them: :meth:`judge_options` (once per metric),
     :meth:`request_overrides`, :meth:`stages_for` (on :meth:`own_stages`), then per turn
-    :meth:`build_messages`, :meth:`turn_stages`, :meth:`judge_sample` (per sample),
+    :meth:`build_messages`, :meth:`turn_stages`, :meth:`judge_sample` (per sample; it asks
+    and scores through :meth:`call_and_score`),
     :meth:`turn_result`; at the end :meth:`invocations_aggregator`. ``scorer`` /
     ``samples_aggregator`` / ``invocations_aggregator`` / ``structured_output`` are callables or
     names in ``operators``.
@@ -624,12 +638,27 @@ class LLMJudgeEvaluator:
         stages: JudgeStages,
     ) -> SampleResult:
         """One judge call and its score (step 5)."""
+        call, result = await self.call_and_score(turn, messages, structured, index, stages.scorer)
+        return self.sample_result(turn, index, call, result)
+
+    async def call_and_score(
+        self,
+        turn: TurnInput,
+        messages: PromptMessages,
+        structured: dict[str, Any] | None,
+        index: int,
+        scorer: ResponseScorer,
+        *,
+        prefix: str = "",
+    ) -> tuple[JudgeCall, ScoreResult]:
+        """Ask the judge for sample ``index`` and score the answer (step 5); errors read
+        ``judge response: <prefix><error>`` and ``score based on response: <prefix><error>``.
+        Judges that ask more than once per sample (the verifier's swapped order) use it too."""
         try:
             call = await turn.judge.call(messages, structured_output=structured, sample_index=index)
         except Exception as exc:
-            raise EvaluatorError(f"judge response: {error_text(exc)}") from exc
-        result = await self.score_call(turn, call, stages.scorer)
-        return self.sample_result(turn, index, call, result)
+            raise EvaluatorError(f"judge response: {prefix}{error_text(exc)}") from exc
+        return call, await self.score_call(turn, call, scorer, prefix=prefix)
 
     async def score_call(
         self, turn: TurnInput, call: JudgeCall, scorer: ResponseScorer, *, prefix: str = ""

@@ -21,7 +21,7 @@ rubrics``, item ``id`` an enum of the configured ids (in order), ``score`` an en
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...criteria.gofmt import go_quote
@@ -42,6 +42,7 @@ from .judge_text import (
 __all__ = [
     "RUBRIC_ANSWER_FORMAT",
     "rubric_judge_output",
+    "rubric_mean",
     "rubric_prompt_sections",
     "rubric_scores_output",
     "score_rubric_scores",
@@ -119,6 +120,12 @@ def score_rubric_scores(response: Mapping[str, Any], metric: EvalMetric) -> Scor
         for rid in expected:
             if rid not in seen:
                 raise JudgeOutputError(f"missing rubric score id {go_quote(rid)}")
+    return rubric_mean(scores, reasons)
+
+
+def rubric_mean(scores: list[RubricScore], reasons: Sequence[str]) -> ScoreResult:
+    """The result of a per-item answer (rubric scores, a hallucination judge's sentences): the
+    mean of the item scores, the items' reasons one per line."""
     total = sum(s.score or 0.0 for s in scores) / len(scores)
     return ScoreResult(
         score=total,

@@ -78,7 +78,6 @@ from .judge_contract import (
     average,
     error_text,
     majority_vote,
-    sample_record,
 )
 from .judge_text import (
     JudgeOutputError,
@@ -491,15 +490,15 @@ class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
             messages = verifier_messages(turn, swapped=True)
         except Exception as exc:
             raise EvaluatorError(f"construct messages: {prefix}{error_text(exc)}") from exc
-        try:
-            call = await turn.judge.call(messages, sample_index=index)
-        except Exception as exc:
-            raise EvaluatorError(f"judge response: {prefix}{error_text(exc)}") from exc
-        swapped = await self.score_call(turn, call, scorer, prefix=prefix)
-        record = sample_record(call, index)
-        record.score = 1.0 - swapped.score
-        record.reason = f"swapped candidates (raw score {swapped.score:.4f}): {swapped.reason}"
-        turn.extra_calls.append(record)
+        call, swapped = await self.call_and_score(
+            turn, messages, None, index, scorer, prefix=prefix
+        )
+        turn.record_extra(
+            call,
+            sample_index=index,
+            score=1.0 - swapped.score,
+            reason=f"swapped candidates (raw score {swapped.score:.4f}): {swapped.reason}",
+        )
         return 1.0 - swapped.score
 
     def turn_result(
