@@ -60,10 +60,25 @@ def shared_loop() -> asyncio.AbstractEventLoop:
     with _loop_lock:
         if _loop is None or _loop.is_closed() or not _loop_thread or not _loop_thread.is_alive():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="agenteval-loop", daemon=True)
+            thread = threading.Thread(
+                target=_serve, args=(loop,), name="agenteval-loop", daemon=True
+            )
             thread.start()
             _loop, _loop_thread = loop, thread
         return _loop
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """The loop thread: serve forever. A task that raises ``KeyboardInterrupt`` or
+    ``SystemExit`` makes asyncio raise it out of ``run_forever`` after storing it on the task;
+    the loop then serves on, so the task's waiter receives it (and raises it in the caller's
+    thread) and the loop stays usable."""
+    while True:
+        try:
+            loop.run_forever()
+            return
+        except (KeyboardInterrupt, SystemExit):
+            continue
 
 
 def run_sync(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
