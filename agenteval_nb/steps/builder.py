@@ -16,7 +16,8 @@ a :class:`~.records.TurnSteps`. The rules (TRACES.md §2, CAPTURE.md §4):
    deduplicated by id; each joined to its executed tool step by call id, else by (name,
    canonical arguments) in order; executed tools no request names are added after them. The
    result is the tool step's, else a tool result carried by a later model call (by id, else by
-   name in order).
+   name in order), else, for a tool that failed (``error.type``, status ERROR), its error as
+   ``{"error": <error>}`` (a failed call's outcome, not a missing result).
 5. **usage** = the sum over the model calls (after rule 1) in ``executionTrace.Usage``; agent
    steps' aggregate usage is never read.
 6. **executionTrace**: one step per source step (NodeType ``llm`` / ``tool`` / ``agent`` /
@@ -256,7 +257,14 @@ def join_tools(calls: list[ModelCall], runs: list[ToolRun]) -> list[ToolUse]:
             found = _take_result(tool, results)
             if found is not None:
                 tool.result, tool.has_result = found.result, True
+            elif tool.error is not None:
+                tool.result, tool.has_result = _failed_result(tool.error), True
     return tools
+
+
+def _failed_result(error: str) -> dict[str, str]:
+    """The result of a tool call that failed and returned nothing anyone recorded."""
+    return {"error": error}
 
 
 def _take_run(use: ToolUse, runs: list[ToolRun]) -> ToolRun | None:
