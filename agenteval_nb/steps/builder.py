@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..schema import Invocation
+from .compact import compact_trace
 from .records import (
     AgentRun,
     Content,
@@ -136,6 +137,8 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
             },
         }
     )
+    if invocation.execution_trace is not None:
+        compact_trace(invocation.execution_trace)
     return BuiltInvocation(invocation, gaps, usage, len(calls))
 
 
@@ -400,21 +403,28 @@ def rfc3339(ns: int | None) -> str | None:
     if ns is None:
         return None
     seconds, rest = divmod(ns, 1_000_000_000)
-    stamp = _second(seconds)
+    days, second = divmod(seconds, 86_400)
+    hour, second = divmod(second, 3600)
+    minute, second = divmod(second, 60)
+    stamp = f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
     return f"{stamp}.{rest:09d}".rstrip("0").rstrip(".") + "Z" if rest else stamp + "Z"
 
 
-@lru_cache(maxsize=4096)
-def _second(seconds: int) -> str:
-    """The date and time of a Unix second (the spans of a turn share a few)."""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+@lru_cache(maxsize=1024)
+def _day(days: int) -> str:
+    """The date of a Unix day (a load's spans share a few)."""
+    return datetime.fromtimestamp(days * 86_400, UTC).strftime("%Y-%m-%d")
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+"""``json.dumps(value, ensure_ascii=False, sort_keys=True)`` without building an encoder per call"""
 
 
 def _json_text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return _JSON.encode(value)
     except (TypeError, ValueError):
         return repr(value)
 

@@ -44,6 +44,7 @@ def build_evalset(
     with gc_paused(keep=True):  # millions of small acyclic records (see agenteval_nb._gc)
         for conv in group(pairs):
             built = [build_invocation(t, execution_trace=execution_trace) for t in conv.turns]
+            conv.turns = []  # its steps are spent: freed before the next case is built
             cases.append(
                 EvalCase(
                     eval_id=conv.case_id,
