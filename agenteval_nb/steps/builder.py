@@ -32,6 +32,7 @@ a :class:`~.records.TurnSteps`. The rules (TRACES.md §2, CAPTURE.md §4):
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,7 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..schema import Invocation
-from .compact import compact_trace
+from .compact import compact_invocation
 from .records import (
     AgentRun,
     Content,
@@ -137,8 +138,7 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
             },
         }
     )
-    if invocation.execution_trace is not None:
-        compact_trace(invocation.execution_trace)
+    compact_invocation(invocation)
     return BuiltInvocation(invocation, gaps, usage, len(calls))
 
 
@@ -318,7 +318,12 @@ def _joined(use: ToolUse, run: ToolRun | None) -> ToolUse:
 
 
 def _wire_tool(tool: ToolUse) -> dict[str, Any]:
-    return {"id": tool.id, "name": tool.name, "arguments": tool.arguments, "result": tool.result}
+    return {
+        "id": tool.id,
+        "name": _name(tool.name),
+        "arguments": tool.arguments,
+        "result": tool.result,
+    }
 
 
 # -- rule 5: usage -----------------------------------------------------------------------------
@@ -429,6 +434,12 @@ def _json_text(value: Any) -> str | None:
         return repr(value)
 
 
+def _name(value: Any) -> Any:
+    """A model, tool or agent name held once however many steps repeat it (each span's
+    decoded copy is freed with its step)."""
+    return sys.intern(value) if type(value) is str else value
+
+
 def _snapshot(text: str | None) -> dict[str, Any] | None:
     return None if text is None else {"Text": text}
 
@@ -436,7 +447,7 @@ def _snapshot(text: str | None) -> dict[str, Any] | None:
 def _trace_tool(tool: ToolUse) -> dict[str, Any]:
     return {
         "ID": tool.id,
-        "Name": tool.name,
+        "Name": _name(tool.name),
         "Arguments": tool.arguments,
         "Result": tool.result,
         "Error": tool.error,
@@ -463,7 +474,7 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
     if isinstance(step, ModelCall):
         call = merged or step
         fields = {
-            "NodeID": call.model,
+            "NodeID": _name(call.model),
             "Input": _snapshot(call.last_user_text),
             "Output": _snapshot(call.output_text),
             "Usage": _wire_usage(call.usage),
@@ -472,7 +483,7 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
         }
     elif isinstance(step, ToolRun):
         fields = {
-            "NodeID": step.tool.name,
+            "NodeID": _name(step.tool.name),
             "Input": _snapshot(_json_text(step.tool.arguments)),
             "Output": _snapshot(_json_text(step.tool.result) if step.tool.has_result else None),
             "Tools": [_trace_tool(step.tool)],
@@ -480,17 +491,17 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
         }
     elif isinstance(step, AgentRun):
         fields = {
-            "NodeID": step.name,
+            "NodeID": _name(step.name),
             "Input": _snapshot(step.input_text),
             "Output": _snapshot(step.output_text),
             "Error": step.error,
         }
     else:
-        fields = {"NodeID": step.name, "Error": step.error}
+        fields = {"NodeID": _name(step.name), "Error": step.error}
     return {
         "StepID": step.span_id,
         "InvocationID": turn_id,
-        "AgentName": agent,
+        "AgentName": _name(agent),
         "NodeType": NODE_TYPES[type(step)],
         "StartedAt": rfc3339(step.start_ns),
         "EndedAt": rfc3339(step.end_ns),

@@ -1,23 +1,24 @@
-"""Built ``executionTrace`` models, compacted: what every model of one shape holds alike is
-held once.
+"""Built invocation models, compacted: what every model of one shape holds alike is held
+once.
 
 A pydantic model keeps, besides its field values, a set of the fields it was given
 (``model_fields_set``) and a dict of its unknown keys (``model_extra``). The builder gives
-every model of one shape (a step of one node type, a snapshot, a usage, a tool) the same keys
-and no unknown ones, so one :class:`SharedFields` per shape and one empty
-:data:`NO_EXTRA` serve them all: ≈ 2.3 KB a span, more than half of an ``executionTrace``'s
-memory, which is most of a large trace load's (``bench/traces.py``).
+every model of one shape (a message, a tool, a step of one node type, a snapshot, a usage)
+the same keys and no unknown ones, so one :class:`SharedFields` per shape and one empty
+:data:`NO_EXTRA` serve them all: ≈ 2.6 KB a span, about half of what a large trace load
+keeps (``bench/traces.py``).
 
-Rule: a built trace is a record, read-only. Setting a field it was not given, or an unknown
-attribute, raises ``TypeError`` (``model_copy()`` it first: copies, deep copies and pickles
-get a set and a dict of their own). Equality, dumps and ``model_fields_set`` are unchanged.
+Rule: the parts of a built invocation are records, read-only. Setting a field it was not
+given, or an unknown attribute, raises ``TypeError`` (``model_copy()`` it first: copies, deep
+copies and pickles get a set and a dict of their own). Equality, dumps and
+``model_fields_set`` are unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any, NoReturn
 
-_READ_ONLY = "a trace model built from spans shares its fields set and extras: model_copy() it"
+_READ_ONLY = "a model built from spans shares its fields set and extras: model_copy() it"
 
 
 def _read_only(*_: Any, **__: Any) -> NoReturn:
@@ -25,7 +26,7 @@ def _read_only(*_: Any, **__: Any) -> NoReturn:
 
 
 class SharedFields(set[str]):
-    """The fields set of every trace model of one shape (see the module's rule)."""
+    """The fields set of every built model of one shape (see the module's rule)."""
 
     __slots__ = ()
 
@@ -48,7 +49,7 @@ class SharedFields(set[str]):
 
 
 class _NoExtra(dict[str, Any]):
-    """The empty extras every built trace model shares (see the module's rule)."""
+    """The empty extras every built model shares (see the module's rule)."""
 
     __slots__ = ()
 
@@ -82,8 +83,23 @@ def _share(model: Any, shape: Any) -> None:
         object.__setattr__(model, "__pydantic_extra__", NO_EXTRA)
 
 
-def compact_trace(trace: Any) -> None:
-    """Every model of a built ``executionTrace`` (schema ``Trace``) compacted."""
+def compact_invocation(invocation: Any) -> None:
+    """Every model under a built ``Invocation`` compacted (its messages, tools, source and
+    ``executionTrace``; the invocation itself keeps its own set: callers stamp its fields)."""
+    for message in (invocation.user_content, invocation.final_response):
+        if message is not None:
+            _share(message, "message")
+    for message in invocation.intermediate_responses or ():
+        _share(message, "message")
+    for tool in invocation.tools or ():
+        _share(tool, "tool")
+    if invocation.source is not None:
+        _share(invocation.source, "source")
+    if invocation.execution_trace is not None:
+        _compact_trace(invocation.execution_trace)
+
+
+def _compact_trace(trace: Any) -> None:
     _share(trace, "trace")
     for snapshot in (trace.input, trace.output):
         if snapshot is not None:
@@ -99,4 +115,4 @@ def compact_trace(trace: Any) -> None:
         if step.usage is not None:
             _share(step.usage, "usage")
         for tool in step.tools or ():
-            _share(tool, "tool")
+            _share(tool, "trace_tool")
