@@ -39,6 +39,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from ..schema import Invocation
 from .compact import compact_invocation
 from .records import (
@@ -306,6 +308,8 @@ def _take_result(tool: ToolUse, results: list[ToolResult]) -> ToolResult | None:
 
 def _joined(use: ToolUse, run: ToolRun | None) -> ToolUse:
     ran = run.tool if run is not None else None
+    if ran is not None and ran.arguments is not use.arguments and _same(ran.arguments, use):
+        ran.arguments = use.arguments  # the request's and the run's equal decodes, held once
     return ToolUse(
         id=use.id if use.id is not None else (ran.id if ran else None),
         name=use.name if use.name is not None else (ran.name if ran else None),
@@ -317,10 +321,22 @@ def _joined(use: ToolUse, run: ToolRun | None) -> ToolUse:
     )
 
 
+def _same(arguments: Any, use: ToolUse) -> bool:
+    """Whether two decoded arguments are the same JSON (``1`` is not ``true`` nor ``1.0``)."""
+    if type(arguments) is not type(use.arguments):
+        return False
+    try:
+        return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+            use.arguments, option=orjson.OPT_SORT_KEYS
+        )
+    except TypeError:
+        return False
+
+
 def _wire_tool(tool: ToolUse) -> dict[str, Any]:
     return {
         "id": tool.id,
-        "name": _name(tool.name),
+        "name": _once(tool.name),
         "arguments": tool.arguments,
         "result": tool.result,
     }
@@ -434,9 +450,9 @@ def _json_text(value: Any) -> str | None:
         return repr(value)
 
 
-def _name(value: Any) -> Any:
-    """A model, tool or agent name held once however many steps repeat it (each span's
-    decoded copy is freed with its step)."""
+def _once(value: Any) -> Any:
+    """A string the steps of a load repeat (a model, tool or agent name, a turn's user text
+    resent to every model call) held once: each span's decoded copy is freed with its step."""
     return sys.intern(value) if type(value) is str else value
 
 
@@ -447,7 +463,7 @@ def _snapshot(text: str | None) -> dict[str, Any] | None:
 def _trace_tool(tool: ToolUse) -> dict[str, Any]:
     return {
         "ID": tool.id,
-        "Name": _name(tool.name),
+        "Name": _once(tool.name),
         "Arguments": tool.arguments,
         "Result": tool.result,
         "Error": tool.error,
@@ -474,8 +490,8 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
     if isinstance(step, ModelCall):
         call = merged or step
         fields = {
-            "NodeID": _name(call.model),
-            "Input": _snapshot(call.last_user_text),
+            "NodeID": _once(call.model),
+            "Input": _snapshot(_once(call.last_user_text)),
             "Output": _snapshot(call.output_text),
             "Usage": _wire_usage(call.usage),
             "Tools": [_trace_tool(t) for t in call.tool_calls] or None,
@@ -483,7 +499,7 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
         }
     elif isinstance(step, ToolRun):
         fields = {
-            "NodeID": _name(step.tool.name),
+            "NodeID": _once(step.tool.name),
             "Input": _snapshot(_json_text(step.tool.arguments)),
             "Output": _snapshot(_json_text(step.tool.result) if step.tool.has_result else None),
             "Tools": [_trace_tool(step.tool)],
@@ -491,17 +507,17 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
         }
     elif isinstance(step, AgentRun):
         fields = {
-            "NodeID": _name(step.name),
+            "NodeID": _once(step.name),
             "Input": _snapshot(step.input_text),
             "Output": _snapshot(step.output_text),
             "Error": step.error,
         }
     else:
-        fields = {"NodeID": _name(step.name), "Error": step.error}
+        fields = {"NodeID": _once(step.name), "Error": step.error}
     return {
         "StepID": step.span_id,
         "InvocationID": turn_id,
-        "AgentName": _name(agent),
+        "AgentName": _once(agent),
         "NodeType": NODE_TYPES[type(step)],
         "StartedAt": rfc3339(step.start_ns),
         "EndedAt": rfc3339(step.end_ns),
