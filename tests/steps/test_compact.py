@@ -151,3 +151,21 @@ def test_parts_are_read_only_and_copies_are_free():
         assert copied_step.model_extra == {"unknown": 1}
     assert "branch" not in invocation.execution_trace.steps[2].model_fields_set
     assert invocation.execution_trace.steps[2].model_extra == {}
+
+
+def _requested_and_ran(requested, ran) -> TurnSteps:
+    call = ModelCall("m", 1 * MS, 2 * MS, tool_calls=[ToolUse("c", "f", requested)])
+    run = ToolRun("t", ToolUse("c", "f", ran, "ok", True), 3 * MS, 4 * MS)
+    return TurnSteps(turn_id="a", steps=[call, run], start_ns=0, end_ns=5 * MS)
+
+
+def test_equal_decoded_arguments_are_held_once_and_only_when_the_same_json():
+    built = build_invocation(_requested_and_ran({"a": 1, "b": [1]}, {"b": [1], "a": 1}))
+    invocation = built.invocation
+    tool_step = invocation.execution_trace.steps[1]
+    assert tool_step.tools[0].arguments is invocation.tools[0].arguments
+    for other in ({"a": True, "b": [1]}, {"a": 1.0, "b": [1]}, {"a": 1, "b": [True]}):
+        invocation = build_invocation(_requested_and_ran({"a": 1, "b": [1]}, other)).invocation
+        tool_step = invocation.execution_trace.steps[1]
+        assert tool_step.tools[0].arguments is other
+        assert invocation.tools[0].arguments == {"a": 1, "b": [1]}
