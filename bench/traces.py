@@ -4,7 +4,8 @@ The parent writes (into a temp dir, once per size) a JSONL file in the OTLP file
 one ``TracesData`` per line, one trace per line, ~10 spans per trace (an ``invoke_agent`` root,
 current-semconv ``chat`` spans whose ``gen_ai.input.messages`` resend the growing history,
 ``execute_tool`` spans with arguments and results), three traces per conversation
-(``gen_ai.conversation.id``). At the default ``--size-mb 1024``: ≈ 1M spans, 100k traces.
+(``gen_ai.conversation.id``). A trace line is ≈ 15 KB (the resent history): at the default
+``--size-mb 1024``, ≈ 680k spans, 68k traces.
 
 Variants, each in its own process (peak RSS is that child's):
 

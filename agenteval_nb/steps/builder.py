@@ -77,7 +77,7 @@ class BuiltInvocation:
 
 def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltInvocation:
     """The invocation of one turn (the module's rules 1–7). ``execution_trace=False`` leaves
-    ``executionTrace`` out: its step models are most of the time and memory of a large load
+    ``executionTrace`` out: its step models are the larger part of the build of a large load
     (``bench/traces_builder.py``)."""
     gaps = set(turn.gaps)
     calls, duplicates = collapse_model_calls(turn.steps)
