@@ -4,16 +4,20 @@ The parent writes (into a temp dir, once per size) a JSONL file in the OTLP file
 one ``TracesData`` per line, one trace per line, ~10 spans per trace (an ``invoke_agent`` root,
 current-semconv ``chat`` spans whose ``gen_ai.input.messages`` resend the growing history,
 ``execute_tool`` spans with arguments and results), three traces per conversation
-(``gen_ai.conversation.id``). At the default ``--size-mb 1024``: ≈ 1M spans, 100k traces.
+(``gen_ai.conversation.id``). A trace line is ≈ 15 KB (the resent history): at the default
+``--size-mb 1024``, ≈ 680k spans, 68k traces.
 
 Variants, each in its own process (peak RSS is that child's):
 
 * ``orjson``: ``orjson.loads`` of every line (the baseline: parsing alone);
 * ``read_spans``: :func:`agenteval_nb.traces.read.read_spans` over the file, every span consumed;
-* ``load_traces``: ``ae.load_traces`` (skipped, and said so, while it does not exist).
+* ``load_traces``: ``ae.load_traces`` (with each turn's ``executionTrace``, the default);
+* ``load_no_trace``: ``ae.load_traces(..., execution_trace=False)``.
 
 Printed: CPU seconds (``time.process_time``), MB/s, the ratio to ``orjson`` (the same lines read
 in the same way), peak RSS. Goal of the pipeline: ``load_traces`` ≥ 50 MB/s, ≤ 2 GB RSS.
+Every import (``ae.load_traces`` is imported lazily: polars, the schema) happens before the
+clocks start.
 
     python bench/traces.py [--size-mb 1024] [--variants orjson,read_spans,load_traces] [--keep]
 """
@@ -36,7 +40,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]  # this checkout, not an installed copy
 
-VARIANTS = ("orjson", "read_spans", "load_traces")
+VARIANTS = ("orjson", "read_spans", "load_traces", "load_no_trace")
 TRACES_PER_CONVERSATION = 3
 TOOL_ROUNDS = 4  # per trace: 4 tool rounds → 5 chat spans + 4 tool spans + the agent = 10 spans
 
@@ -212,7 +216,7 @@ def write_file(path: Path, size_mb: int) -> tuple[int, int]:
 def one(variant: str, path: Path) -> dict[str, Any]:
     """Run ``variant`` over ``path`` in this process; CPU seconds and peak RSS (imports are
     done before the clocks start)."""
-    import agenteval_nb as ae
+    from agenteval_nb.traces.load import load_traces
     from agenteval_nb.traces.read import read_spans
 
     start = time.process_time()
@@ -229,11 +233,8 @@ def one(variant: str, path: Path) -> dict[str, Any]:
             count += 1
         if problems:
             raise SystemExit(f"read_spans reported problems: {problems[:3]}")
-    elif variant == "load_traces":
-        loader = getattr(ae, "load_traces", None)
-        if loader is None:
-            return {"skipped": "ae.load_traces does not exist on this branch yet"}
-        es, _report = loader(path)
+    else:
+        es, _report = load_traces(path, execution_trace=variant == "load_traces")
         count = len(es.eval_cases or ())
     return {
         "seconds": time.process_time() - start,
@@ -289,19 +290,19 @@ def main() -> None:
                 results[variant].append(_child(variant, path))
         base = _median(results["orjson"], "seconds")
         print(
-            f"{'variant':<12} {'cpu s':>8} {'wall s':>8} {'MB/s':>8} {'x orjson':>9} {'peak MB':>8}"
+            f"{'variant':<14} {'cpu s':>8} {'wall s':>8} {'MB/s':>8} {'x orjson':>9} {'peak MB':>8}"
         )
         for variant in variants:
             rows = results[variant]
             first = rows[0]
             if "seconds" not in first:
-                print(f"{variant:<12} {first.get('skipped') or first.get('error')}")
+                print(f"{variant:<14} {first.get('error')}")
                 continue
             seconds = _median(rows, "seconds")
             wall = _median(rows, "wall")
             peak = max(r["peak_mb"] for r in rows)
             print(
-                f"{variant:<12} {seconds:8.2f} {wall:8.2f} {size_mb / seconds:8.1f} "
+                f"{variant:<14} {seconds:8.2f} {wall:8.2f} {size_mb / seconds:8.1f} "
                 f"{seconds / base:9.2f} {peak:8.0f}"
             )
     finally:

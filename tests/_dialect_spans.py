@@ -1,18 +1,14 @@
-"""Canonical spans for the dialect tests: hand-made, or from public fixture files.
-
-The fixtures are attribute dicts (openinference) and span dicts (strands-agents/evals); the
-converters here are the minimum the dialect tests need until the envelope readers
-(``traces.read.read_spans``) can read the same files.
-"""
+"""Canonical spans for the dialect tests: hand-made, or read from corpus files by the real
+envelope reader (``traces.read.read_spans``)."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
-from agenteval_nb.traces.spans import Span, SpanEvent, canonical_id
+from agenteval_nb.traces.read import ReadProblem, read_spans
+from agenteval_nb.traces.spans import Span, SpanEvent
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "traces"
 
@@ -49,39 +45,13 @@ def span(
     )
 
 
-def attribute_fixture(relative: str, *, name: str = "span", **kwargs: Any) -> Span:
-    """A span whose attributes are a fixture file (a flat attribute dict)."""
-    return span(json.loads((CORPUS / relative).read_text()), name=name, **kwargs)
-
-
-def span_dict_fixture(relative: str) -> list[Span]:
-    """The spans of a strands-agents/evals span-dict fixture (a JSON list of span dicts)."""
-    out = []
-    for order, item in enumerate(json.loads((CORPUS / relative).read_text())):
-        status = (item.get("status") or {}).get("code")
-        out.append(
-            Span(
-                trace_id=canonical_id(item["trace_id"]) or "",
-                span_id=canonical_id(item["span_id"]) or "",
-                parent_id=canonical_id(item.get("parent_span_id")),
-                name=item["name"],
-                start_ns=item.get("start_time"),
-                end_ns=item.get("end_time"),
-                status=status.lower() if isinstance(status, str) else None,
-                attributes=item.get("attributes") or {},
-                events=[
-                    SpanEvent(
-                        name=event.get("event_name") or event.get("name") or "",
-                        time_ns=event.get("timestamp"),
-                        attributes=event.get("attributes") or {},
-                    )
-                    for event in item.get("span_events") or []
-                ],
-                scope=(item.get("scope") or {}).get("name"),
-                order=order,
-            )
-        )
-    return out
+def corpus_spans(relative: str) -> list[Span]:
+    """The spans of a corpus file (tests/corpus/traces), read by :func:`read_spans`; the file
+    must read without a problem."""
+    problems: list[ReadProblem] = []
+    spans = list(read_spans(CORPUS / relative, problems=problems))
+    assert problems == [], problems
+    return spans
 
 
 def by_name(spans: list[Span], name: str) -> list[Span]:

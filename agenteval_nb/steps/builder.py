@@ -16,7 +16,8 @@ a :class:`~.records.TurnSteps`. The rules (TRACES.md §2, CAPTURE.md §4):
    deduplicated by id; each joined to its executed tool step by call id, else by (name,
    canonical arguments) in order; executed tools no request names are added after them. The
    result is the tool step's, else a tool result carried by a later model call (by id, else by
-   name in order).
+   name in order), else, for a tool that failed (``error.type``, status ERROR), its error as
+   ``{"error": <error>}`` (a failed call's outcome, not a missing result).
 5. **usage** = the sum over the model calls (after rule 1) in ``executionTrace.Usage``; agent
    steps' aggregate usage is never read.
 6. **executionTrace**: one step per source step (NodeType ``llm`` / ``tool`` / ``agent`` /
@@ -32,13 +33,17 @@ a :class:`~.records.TurnSteps`. The rules (TRACES.md §2, CAPTURE.md §4):
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from ..schema import Invocation
+from .compact import compact_invocation
 from .records import (
     AgentRun,
     Content,
@@ -73,7 +78,7 @@ class BuiltInvocation:
 
 def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltInvocation:
     """The invocation of one turn (the module's rules 1–7). ``execution_trace=False`` leaves
-    ``executionTrace`` out: its step models are most of the time and memory of a large load
+    ``executionTrace`` out: its step models are the larger part of the build of a large load
     (``bench/traces_builder.py``)."""
     gaps = set(turn.gaps)
     calls, duplicates = collapse_model_calls(turn.steps)
@@ -136,6 +141,7 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
             },
         }
     )
+    compact_invocation(invocation)
     return BuiltInvocation(invocation, gaps, usage, len(calls))
 
 
@@ -256,7 +262,14 @@ def join_tools(calls: list[ModelCall], runs: list[ToolRun]) -> list[ToolUse]:
             found = _take_result(tool, results)
             if found is not None:
                 tool.result, tool.has_result = found.result, True
+            elif tool.error is not None:
+                tool.result, tool.has_result = _failed_result(tool.error), True
     return tools
+
+
+def _failed_result(error: str) -> dict[str, str]:
+    """The result of a tool call that failed and returned nothing anyone recorded."""
+    return {"error": error}
 
 
 def _take_run(use: ToolUse, runs: list[ToolRun]) -> ToolRun | None:
@@ -303,6 +316,8 @@ def _take_result(tool: ToolUse, results: list[ToolResult]) -> ToolResult | None:
 
 def _joined(use: ToolUse, run: ToolRun | None) -> ToolUse:
     ran = run.tool if run is not None else None
+    if ran is not None and ran.arguments is not use.arguments and _same(ran.arguments, use):
+        ran.arguments = use.arguments  # the request's and the run's equal decodes, held once
     return ToolUse(
         id=use.id if use.id is not None else (ran.id if ran else None),
         name=use.name if use.name is not None else (ran.name if ran else None),
@@ -314,8 +329,25 @@ def _joined(use: ToolUse, run: ToolRun | None) -> ToolUse:
     )
 
 
+def _same(arguments: Any, use: ToolUse) -> bool:
+    """Whether two decoded arguments are the same JSON (``1`` is not ``true`` nor ``1.0``)."""
+    if type(arguments) is not type(use.arguments):
+        return False
+    try:
+        return orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+            use.arguments, option=orjson.OPT_SORT_KEYS
+        )
+    except TypeError:
+        return False
+
+
 def _wire_tool(tool: ToolUse) -> dict[str, Any]:
-    return {"id": tool.id, "name": tool.name, "arguments": tool.arguments, "result": tool.result}
+    return {
+        "id": tool.id,
+        "name": _once(tool.name),
+        "arguments": tool.arguments,
+        "result": tool.result,
+    }
 
 
 # -- rule 5: usage -----------------------------------------------------------------------------
@@ -400,23 +432,36 @@ def rfc3339(ns: int | None) -> str | None:
     if ns is None:
         return None
     seconds, rest = divmod(ns, 1_000_000_000)
-    stamp = _second(seconds)
+    days, second = divmod(seconds, 86_400)
+    hour, second = divmod(second, 3600)
+    minute, second = divmod(second, 60)
+    stamp = f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
     return f"{stamp}.{rest:09d}".rstrip("0").rstrip(".") + "Z" if rest else stamp + "Z"
 
 
-@lru_cache(maxsize=4096)
-def _second(seconds: int) -> str:
-    """The date and time of a Unix second (the spans of a turn share a few)."""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+@lru_cache(maxsize=1024)
+def _day(days: int) -> str:
+    """The date of a Unix day (a load's spans share a few)."""
+    return datetime.fromtimestamp(days * 86_400, UTC).strftime("%Y-%m-%d")
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+"""``json.dumps(value, ensure_ascii=False, sort_keys=True)`` without building an encoder per call"""
 
 
 def _json_text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return _JSON.encode(value)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _once(value: Any) -> Any:
+    """A string the steps of a load repeat (a model, tool or agent name, a turn's user text
+    resent to every model call) held once: each span's decoded copy is freed with its step."""
+    return sys.intern(value) if type(value) is str else value
 
 
 def _snapshot(text: str | None) -> dict[str, Any] | None:
@@ -426,7 +471,7 @@ def _snapshot(text: str | None) -> dict[str, Any] | None:
 def _trace_tool(tool: ToolUse) -> dict[str, Any]:
     return {
         "ID": tool.id,
-        "Name": tool.name,
+        "Name": _once(tool.name),
         "Arguments": tool.arguments,
         "Result": tool.result,
         "Error": tool.error,
@@ -453,8 +498,8 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
     if isinstance(step, ModelCall):
         call = merged or step
         fields = {
-            "NodeID": call.model,
-            "Input": _snapshot(call.last_user_text),
+            "NodeID": _once(call.model),
+            "Input": _snapshot(_once(call.last_user_text)),
             "Output": _snapshot(call.output_text),
             "Usage": _wire_usage(call.usage),
             "Tools": [_trace_tool(t) for t in call.tool_calls] or None,
@@ -462,7 +507,7 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
         }
     elif isinstance(step, ToolRun):
         fields = {
-            "NodeID": step.tool.name,
+            "NodeID": _once(step.tool.name),
             "Input": _snapshot(_json_text(step.tool.arguments)),
             "Output": _snapshot(_json_text(step.tool.result) if step.tool.has_result else None),
             "Tools": [_trace_tool(step.tool)],
@@ -470,17 +515,17 @@ def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None)
         }
     elif isinstance(step, AgentRun):
         fields = {
-            "NodeID": step.name,
+            "NodeID": _once(step.name),
             "Input": _snapshot(step.input_text),
             "Output": _snapshot(step.output_text),
             "Error": step.error,
         }
     else:
-        fields = {"NodeID": step.name, "Error": step.error}
+        fields = {"NodeID": _once(step.name), "Error": step.error}
     return {
         "StepID": step.span_id,
         "InvocationID": turn_id,
-        "AgentName": agent,
+        "AgentName": _once(agent),
         "NodeType": NODE_TYPES[type(step)],
         "StartedAt": rfc3339(step.start_ns),
         "EndedAt": rfc3339(step.end_ns),

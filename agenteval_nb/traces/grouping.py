@@ -27,6 +27,8 @@ from ..steps.records import AgentRun, ModelCall, Step, ToolRun, TurnSteps
 from .dialects import Classified
 from .spans import Span
 
+_NO_FLAGS: frozenset[str] = frozenset()
+
 TURN_FLAGS = {"dropped_attributes": "dropped_attributes", "garbled": "garbled"}
 """Dialect flags that become turn gaps as they are (content flags come from the steps'
 ``content``, which the builder reads, so that a duplicate layer's flag does not count)."""
@@ -45,7 +47,8 @@ class Node:
     step: Step
     dialect: str
     conversation_id: str | None
-    flags: set[str]
+    flags: frozenset[str]
+    """never mutated in place (:func:`add_flag`): spans without a flag share one empty set"""
     children: list[Node] = field(default_factory=list)
 
 
@@ -69,11 +72,11 @@ def node_of(span: Span, classified: Classified) -> Node:
     step = classified.step
     if step.parent_span_id is None:
         step.parent_span_id = span.parent_id
-    flags = set(classified.flags)
+    flags = frozenset(classified.flags) if classified.flags else _NO_FLAGS
     if span.dropped_attributes:
-        flags.add("dropped_attributes")
+        flags |= {"dropped_attributes"}
     if span.end_ns is None:
-        flags.add("open_span")
+        flags |= {"open_span"}
     return Node(
         span.trace_id,
         span.span_id,
@@ -88,13 +91,18 @@ def node_of(span: Span, classified: Classified) -> Node:
     )
 
 
+def add_flag(node: Node, name: str) -> None:
+    """Add a flag to a node (a new set: the empty one is shared)."""
+    node.flags = node.flags | {name}
+
+
 def group(pairs: Iterable[tuple[Span, Classified]]) -> list[Conversation]:
     """Conversations of the classified spans (the module's rules), in input order."""
     traces: dict[str, dict[str, Node]] = {}
     for index, (span, classified) in enumerate(pairs):
         seen = traces.setdefault(span.trace_id, {})
         if span.span_id in seen:  # the same span twice (overlapping exports): the first counts
-            seen[span.span_id].flags.add("duplicate")
+            add_flag(seen[span.span_id], "duplicate")
             continue
         node = node_of(span, classified)
         node.order = index
@@ -136,7 +144,7 @@ def _forest(nodes: list[Node]) -> list[Node]:
         roots.append(first)
         orphans.remove(first)
     for orphan in orphans:
-        orphan.flags.add("orphan")
+        add_flag(orphan, "orphan")
         start = orphan.start_ns or 0
         host = min(roots, key=lambda r: abs((r.start_ns or 0) - start))
         orphan.parent_id = host.span_id
@@ -154,7 +162,7 @@ def _forest(nodes: list[Node]) -> list[Node]:
         parent = by_id.get(first.parent_id or "")
         if parent is not None:
             parent.children.remove(first)
-        first.flags.add("orphan")
+        add_flag(first, "orphan")
         roots.append(first)
         reached.update(id(n) for n in _subtree(first))
     for node in nodes:

@@ -386,12 +386,12 @@ def _log_events(entry: Any, kind: str | None, sink: Problems, path: str) -> Iter
 
 
 def _entries(doc: Any) -> Iterator[tuple[str, Any]]:
-    """The entries of a document with their JSON paths: an array's items, a page of span
-    objects' ``data`` items (``{"data": [...], "next_cursor": …}``, Phoenix's REST export), or
-    the document itself."""
-    if isinstance(doc, dict) and _is_span_page(doc):
-        for index, entry in enumerate(doc["data"]):
-            yield f"$.data[{index}]", entry
+    """The entries of a document with their JSON paths: an array's items, the items of a list
+    of span objects wrapped in an object (:func:`_span_list`), or the document itself."""
+    key = _span_list(doc) if isinstance(doc, dict) else None
+    if key is not None:
+        for index, entry in enumerate(doc[key]):
+            yield f"$.{key}[{index}]", entry
     elif isinstance(doc, list):
         for index, entry in enumerate(doc):
             yield f"$[{index}]", entry
@@ -399,11 +399,25 @@ def _entries(doc: Any) -> Iterator[tuple[str, Any]]:
         yield "$", doc
 
 
-def _is_span_page(doc: dict[str, Any]) -> bool:
-    data = doc.get("data")
-    if not isinstance(data, list) or not data or not isinstance(data[0], dict):
-        return False
-    return "observations" not in data[0] and span_dicts.is_span_dict(data[0])
+_SPAN_LISTS = ("data", "spans")
+
+
+def _span_list(doc: dict[str, Any]) -> str | None:
+    """The key under which an object wraps a list of span objects: a page ``{"data": [...],
+    "next_cursor": …}`` (Phoenix's REST export) or a capture ``{"spans": [...], …}`` (the ADOT
+    session captures' ``{session_id, span_count, spans}``); ``None`` for any other document
+    (a Jaeger trace object holds ``spans`` too, and is an envelope of its own)."""
+    for key in _SPAN_LISTS:
+        items = doc.get(key)
+        if (
+            isinstance(items, list)
+            and items
+            and isinstance(items[0], dict)
+            and "observations" not in items[0]
+            and span_dicts.is_span_dict(items[0])
+        ):
+            return key if detect_format(doc) is None else None
+    return None
 
 
 def _input_spans(item: _Input, state: _Read, sink: Problems) -> Iterator[Span]:

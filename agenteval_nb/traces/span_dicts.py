@@ -13,7 +13,10 @@ exporter prints), Phoenix span exports, and plain span dicts of any spelling.
   events of their span (:func:`read_console_log`);
 * plain dicts: the first key found of each alias list below; ids through ``canonical_id``.
   Times: ISO text, or numbers scaled by magnitude to nanoseconds (seconds, ms, µs or ns since the
-  epoch); ``attributes`` a dict or an OTLP ``KeyValue`` list.
+  epoch); ``attributes`` a dict or an OTLP ``KeyValue`` list; events under ``events`` or
+  ``span_events`` (strands-agents/evals), named by ``name`` or ``event_name``; status a word or
+  ``{"code": "OK"}``. A list of them may come wrapped: ``{"spans": [...], ...}`` (the ADOT
+  session captures' ``{session_id, span_count, spans}``) or ``{"data": [...]}`` (Phoenix REST).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ _START = (
     "start",
 )
 _END = ("end_time", "endTime", "end_time_unix_nano", "endTimeUnixNano", "end_ns", "end")
+_EVENTS = ("events", "span_events", "spanEvents")
+_EVENT_NAME = ("name", "event_name", "eventName")
 _EVENT_TIME = ("timestamp", "time", "time_unix_nano", "timeUnixNano", "time_ns")
 _DROPPED = ("dropped_attributes", "droppedAttributesCount", "dropped_attributes_count")
 
@@ -120,7 +125,7 @@ def _span(doc: dict[str, Any], source: str) -> Span | None:
         status=status,
         status_message=message,
         attributes=attributes,
-        events=[_event(e, nested=source == "phoenix") for e in doc.get("events") or ()],
+        events=[_event(e, nested=source == "phoenix") for e in _first(doc, _EVENTS) or ()],
         resource=_resource(doc.get("resource")),
         scope=_scope(doc),
         dropped_attributes=int(_first(doc, _DROPPED) or 0),
@@ -158,10 +163,14 @@ def _status(doc: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def _event(raw: dict[str, Any], *, nested: bool) -> SpanEvent:
+    """A span event; one with a ``body`` is a log record its producer attached to the span
+    (ADOT's split mode as strands-agents/evals captures it)."""
     return SpanEvent(
-        name=str(raw.get("name") or ""),
+        name=str(_first(raw, _EVENT_NAME) or ""),
         time_ns=any_time_ns(_first(raw, _EVENT_TIME)),
         attributes=_attributes(raw.get("attributes"), nested=nested),
+        body=raw.get("body"),
+        from_log="body" in raw,
     )
 
 

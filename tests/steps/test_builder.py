@@ -195,6 +195,37 @@ def test_tool_result_from_a_later_model_call_input():
     assert "tool_without_result" not in built.gaps
 
 
+def test_a_failed_tool_result_is_the_later_call_input_else_its_error():
+    """TRACES.md §2: result = the tool span's, else the next model input's tool message; the
+    tool error (``error.type``, status ERROR) is the outcome when neither holds one."""
+    failed = ToolUse("c1", "get_weather", {"city": "London"}, error="TimeoutError")
+    requested = [ToolUse("c1", "get_weather", {"city": "London"})]
+    told = build_invocation(
+        turn(
+            call("m1", 1, 10, last_user_text="q", tool_calls=requested),
+            run("t1", 11, 12, failed),
+            call("m2", 20, 30, tool_results=[ToolResult("c1", None, "Error: TimeoutError")]),
+        )
+    )
+    assert [t["result"] for t in tools_of(told)] == ["Error: TimeoutError"]
+    silent = build_invocation(
+        turn(
+            call("m1", 1, 10, last_user_text="q", tool_calls=requested),
+            run("t1", 11, 12, failed, content=Content.MISSING),
+            call("m2", 20, 30, content=Content.MISSING),
+        )
+    )
+    assert tools_of(silent) == [
+        {
+            "id": "c1",
+            "name": "get_weather",
+            "arguments": {"city": "London"},
+            "result": {"error": "TimeoutError"},
+        }
+    ]
+    assert "tool_without_result" not in silent.gaps
+
+
 def test_duplicate_requests_are_one_tool_and_unrequested_runs_are_added():
     use = ToolUse("c1", "lookup", {"k": 1})
     built = build_invocation(

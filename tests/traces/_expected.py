@@ -6,8 +6,11 @@ optionally ``tools`` (``[{id, name, arguments, result}]`` in call order; a tool 
 is not compared) and ``gap`` (a flag the load report must name). A key left out is not checked;
 ``from`` and ``note`` are prose.
 
-Values are compared after decoding JSON text (a tool result may arrive as the JSON string the
-tool returned or as the decoded object; arguments likewise): ``'{"a": 1}'`` equals ``{"a": 1}``.
+Values are compared after decoding JSON text at their top (a tool result may arrive as the JSON
+string the tool returned or as the decoded object; arguments likewise): ``'{"a": 1}'`` equals
+``{"a": 1}``; text inside an object stays text. ``"result_keys": "snake_case"`` says the source's
+answer wrote every key of a tool result in snake_case (an ADK EvalSet file): the loaded result's
+keys are snake-cased before the comparison (``isError`` → ``is_error``), its values untouched.
 """
 
 from __future__ import annotations
@@ -23,18 +26,17 @@ CORPUS = Path(__file__).parents[1] / "corpus" / "traces"
 
 
 def decoded(value: Any) -> Any:
-    """``value`` with JSON text decoded (recursively into lists and dicts): objects, arrays and
-    JSON-quoted strings (``'"rainy"'`` is ``'rainy'``); other text (``"12"``, prose) as is."""
-    if isinstance(value, str):
+    """``value`` with JSON text decoded at the top only: an object, an array or a JSON-quoted
+    string (``'"rainy"'`` is ``'rainy'``); other text (``"12"``, prose) as is. Text *inside* a
+    decoded value stays text: a tool's ``{"text": "[...]"}`` is not its ``{"text": [...]}``."""
+    while isinstance(value, str):
         try:
             parsed = json.loads(value)
         except ValueError:
             return value
-        return decoded(parsed) if isinstance(parsed, (dict, list, str)) else value
-    if isinstance(value, dict):
-        return {key: decoded(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [decoded(item) for item in value]
+        if not isinstance(parsed, (dict, list, str)):
+            return value
+        value = parsed
     return value
 
 
@@ -105,6 +107,8 @@ def assert_matches(
             if "tools" in want:
                 assert len(got["tools"]) == len(want["tools"]), f"{at}: tools {got['tools']}"
                 for tool_want, tool_got in zip(want["tools"], got["tools"], strict=True):
+                    if expected.get("result_keys") == "snake_case":
+                        tool_got = {**tool_got, "result": snake_keys(tool_got["result"])}
                     keys = [key for key in TOOL_KEYS if key in tool_want]
                     assert _tool_key(tool_got, keys) == _tool_key(tool_want, keys), (
                         f"{at}: tool {tool_got} is not {tool_want}"
@@ -116,6 +120,24 @@ def assert_matches(
 TOOL_KEYS = ("id", "name", "arguments", "result")
 """What an expected tool may state; a key it leaves out is not compared (the source does not
 say it unambiguously)."""
+
+
+def snake_keys(value: Any) -> Any:
+    """``value`` (decoded at its top, like every compared value) with every object key in
+    snake_case (``isError`` → ``is_error``); values untouched."""
+    return _snaked(decoded(value))
+
+
+def _snaked(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_snake(str(key)): _snaked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_snaked(item) for item in value]
+    return value
+
+
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(key))
 
 
 def _tool_key(tool: dict[str, Any], keys: list[str]) -> list[str]:

@@ -135,3 +135,18 @@ def test_expected_texts_and_tool_ids_are_in_the_shipped_answer(entry: dict[str, 
             stated += [t.get(key) for t in turn.get("tools", []) for key in ("id", "name")]
             for text in stated:
                 assert text is None or text in shipped, text
+
+
+def test_a_failed_tool_without_a_recorded_result_gets_its_error() -> None:
+    """strands-evals' convention turn with the operation-details events taken away (content
+    off): the London call's span failed with ``error.type`` TimeoutError and nothing else holds
+    its result, so its result is that error; Paris keeps its span's result."""
+    spans = json.loads((CORPUS / "strands-evals/otel_genai_convention_spans.json").read_text())
+    for one in spans:
+        one["span_events"] = []
+    evalset, _ = ae.load_traces(spans)
+    ((_, (turn,)),) = case_views(evalset)
+    assert [(t["id"], t["result"]) for t in turn["tools"]] == [
+        ("call_paris_001", "rainy, 57°F"),
+        ("call_london_001", {"error": "TimeoutError"}),
+    ]

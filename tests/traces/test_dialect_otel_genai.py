@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from _dialect_spans import attribute_fixture, span, span_dict_fixture
+from _dialect_spans import corpus_spans, span
 
 from agenteval_nb.steps.records import AgentRun, Content, ModelCall, OtherStep, ToolRun
 from agenteval_nb.traces.dialects import classify
@@ -17,7 +17,7 @@ OPENAI_AGENTS = "strands-evals/openai_agents_genai_live_spans.json"
 def test_convention_fixture_operation_details_events_and_failing_tool() -> None:
     """strands-agents/evals' hand-built current-semconv turn: content on the
     operation-details span events, two parallel tool calls, one tool failing."""
-    spans = span_dict_fixture(CONVENTION)
+    spans = corpus_spans(CONVENTION)
     results = [classify(one) for one in spans]
     assert {r.dialect for r in results} == {"otel_genai"}
     assert {r.conversation_id for r in results} == {"conv_otel_test_001"}
@@ -124,9 +124,8 @@ def test_tool_span_without_content_keeps_name_and_id() -> None:
 def test_result_key_variants_and_nonstandard_input_output() -> None:
     """``gen_ai.tool.call.result`` / ``.response``, and the ``input``/``output`` keys of the
     openinference fixture's execute_tool span."""
-    fixture = classify(
-        attribute_fixture("openinference/attributes/otel_genai_tool_execution_span.json")
-    )
+    (execution,) = corpus_spans("openinference/otel_genai_tool_execution_span.otlp.json")
+    fixture = classify(execution)
     tool = fixture.step
     assert isinstance(tool, ToolRun)
     assert tool.tool.arguments == {"city": "New York"}
@@ -212,7 +211,7 @@ def test_cut_json_is_truncated_and_non_json_is_garbled() -> None:
 def test_openai_agents_capture_through_genai_instrumentation() -> None:
     """strands-agents/evals' live OpenAI Agents SDK run (agents as tools): every model call,
     tool and agent is recovered; tool spans of this instrumentation carry no call ids."""
-    results = [classify(one) for one in span_dict_fixture(OPENAI_AGENTS)]
+    results = [classify(one) for one in corpus_spans(OPENAI_AGENTS)]
     tools = [(r.step.tool.name, r.step.tool.arguments, r.step.tool.result)
              for r in results if isinstance(r.step, ToolRun)]  # fmt: skip
     assert tools[0] == ("lookup_stock_price", {"ticker": "AMZN"}, "AMZN: $240.98")

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from _dialect_spans import attribute_fixture, span, step_fields
+from _dialect_spans import CORPUS, corpus_spans, span, step_fields
 
 from agenteval_nb.steps.records import Content, ModelCall, ToolRun
 from agenteval_nb.traces.dialects import classify
@@ -194,14 +194,38 @@ def test_agent_texts_agree_between_current_and_openinference() -> None:
 # --- the public fixtures: Arize-ai/openinference js/packages/openinference-genai (three encodings)
 
 FIXTURES = {
-    "otel_genai": "openinference/attributes/otel_genai_client_span_tool_calls.json",
-    "deprecated gen_ai.prompt": "openinference/attributes/otel_genai_deprecated_client_span_tool_calls.json",
-    "openinference": "openinference/attributes/openinference_client_span_tool_calls.json",
+    "otel_genai": "openinference/otel_genai_client_span_tool_calls.otlp.json",
+    "deprecated gen_ai.prompt": "openinference/otel_genai_deprecated_client_span_tool_calls.otlp.json",
+    "openinference": "openinference/openinference_client_span_tool_calls.otlp.json",
 }
+"""each fixture read as the one span of its OTLP/JSON twin (see the test below)"""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "otel_genai_client_span_tool_calls",
+        "otel_genai_deprecated_client_span_tool_calls",
+        "openinference_client_span_tool_calls",
+        "openinference_client_span_input_output_only",
+        "otel_genai_tool_execution_span",
+    ],
+)
+def test_each_otlp_twin_reads_back_to_its_source_attribute_map(name: str) -> None:
+    """The source ships attribute maps, not spans; its OTLP wrapping (ours) must read back to
+    the map verbatim, so the dialect tests that read the wrapping test the source's data."""
+    (one,) = corpus_spans(f"openinference/{name}.otlp.json")
+    source = json.loads((CORPUS / f"openinference/attributes/{name}.json").read_text())
+    assert one.attributes == source
+
+
+def _fixture_step(relative: str) -> Any:
+    (one,) = corpus_spans(relative)
+    return classify(one).step
 
 
 def test_openinference_fixtures_three_encodings_identical() -> None:
-    steps = {name: classify(attribute_fixture(path)).step for name, path in FIXTURES.items()}
+    steps = {name: _fixture_step(path) for name, path in FIXTURES.items()}
     expected = steps["otel_genai"]
     assert isinstance(expected, ModelCall)
     assert expected.last_user_text == "Weather in Paris?"
@@ -223,11 +247,7 @@ def test_openinference_fixtures_three_encodings_identical() -> None:
 
 def test_openinference_fixture_input_output_only() -> None:
     """``input.value`` / ``output.value`` hold the messages when no flattened keys exist."""
-    step = classify(
-        attribute_fixture(
-            "openinference/attributes/openinference_client_span_input_output_only.json"
-        )
-    ).step
+    step = _fixture_step("openinference/openinference_client_span_input_output_only.otlp.json")
     assert isinstance(step, ModelCall)
     assert step.last_user_text == "Weather in Paris?"
     assert step.output_text.startswith("The weather in Paris")  # type: ignore[union-attr]

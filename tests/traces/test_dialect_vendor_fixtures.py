@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from _dialect_spans import by_name, span, span_dict_fixture
+from _dialect_spans import by_name, corpus_spans, span
 
 from agenteval_nb.steps.records import AgentRun, Content, ModelCall, OtherStep, ToolRun
 from agenteval_nb.traces.dialects import classify
@@ -15,7 +15,7 @@ SESSION = "b4866a2a-a3d4-4d2f-8f40-6bb0d03d135c"
 
 
 def test_adk_call_llm_reads_gemini_request_and_response() -> None:
-    spans = span_dict_fixture(ADK)
+    spans = corpus_spans(ADK)
     first, second = (classify(one) for one in by_name(spans, "call_llm"))
     assert first.dialect == "adk" and first.conversation_id == SESSION
     assert isinstance(first.step, ModelCall) and isinstance(second.step, ModelCall)
@@ -31,7 +31,7 @@ def test_adk_call_llm_reads_gemini_request_and_response() -> None:
 
 
 def test_adk_tool_agent_and_invocation_spans() -> None:
-    spans = span_dict_fixture(ADK)
+    spans = corpus_spans(ADK)
     tool = classify(by_name(spans, "execute_tool calculator")[0])
     assert isinstance(tool.step, ToolRun) and tool.flags == set()
     assert tool.step.tool.arguments == {"expression": "15 * 37"}
@@ -45,8 +45,7 @@ def test_adk_tool_agent_and_invocation_spans() -> None:
 def test_adk_inner_generate_content_is_missing_but_not_flagged() -> None:
     """The genai SDK layer inside ``call_llm``: usage kept, no content, no trace flag."""
     inner = [
-        classify(one)
-        for one in by_name(span_dict_fixture(ADK), "generate_content gemini-3.5-flash")
+        classify(one) for one in by_name(corpus_spans(ADK), "generate_content gemini-3.5-flash")
     ]
     assert all(r.flags == set() and r.dialect == "adk" for r in inner)
     assert all(r.step.content is Content.MISSING for r in inner)  # type: ignore[union-attr]
@@ -82,7 +81,7 @@ def test_adk_placeholders_mean_missing_or_redacted() -> None:
 
 
 def test_pydantic_ai_agent_uses_final_result_and_never_aggregated_usage() -> None:
-    results = [classify(one) for one in span_dict_fixture(PYDANTIC)]
+    results = [classify(one) for one in corpus_spans(PYDANTIC)]
     assert {r.dialect for r in results} == {"pydantic_ai"}
     agent = results[-1].step
     assert isinstance(agent, AgentRun) and agent.name == "agent"
@@ -119,7 +118,7 @@ def test_pydantic_ai_v2_names_and_keys() -> None:
 
 
 def test_openinference_langgraph_capture() -> None:
-    spans = span_dict_fixture(OPENINFERENCE)
+    spans = corpus_spans(OPENINFERENCE)
     results = {one.span_id: classify(one) for one in spans}
     assert {r.dialect for r in results.values()} == {"openinference"}
     llm1 = results["llm-1"].step

@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _expected import assert_matches, decoded, load_expected, report_text
+from _expected import assert_matches, decoded, load_expected, report_text, snake_keys
 
 from agenteval_nb.schema.evalset import EvalSet
 
@@ -111,11 +111,49 @@ def test_a_case_is_found_by_its_conversation_id() -> None:
         )
 
 
-def test_json_text_is_compared_decoded() -> None:
-    assert decoded('{"a": [1, "{\\"b\\": 2}"]}') == {"a": [1, {"b": 2}]}
+def test_json_text_is_compared_decoded_at_its_top_only() -> None:
+    assert decoded('{"a": [1, "{\\"b\\": 2}"]}') == {"a": [1, '{"b": 2}']}
+    assert decoded('"{\\"b\\": 2}"') == {"b": 2}  # a JSON-quoted string is still the top
     assert decoded("rainy, 57°F") == "rainy, 57°F"
     assert decoded("12") == "12"  # numbers stay text: only objects, arrays, quoted strings
     assert decoded('"rainy, 57°F"') == "rainy, 57°F"
+
+
+HELM = load_expected("agentevals/helm_3.expected.json")
+
+
+def _helm_turns(result: Any) -> list[dict[str, Any]]:
+    turns = copy.deepcopy(HELM["cases"][0]["turns"])
+    turns[0]["tools"][0]["result"] = result
+    return turns
+
+
+def test_a_result_decoded_one_level_too_deep_is_caught() -> None:
+    """agentevals' answer keeps the MCP text content as text; a loader that also decoded the
+    text inside it would give a different result."""
+    right = HELM["cases"][0]["turns"][0]["tools"][0]["result"]
+    case_id = HELM["cases"][0]["conversation_id"]
+    assert_matches(_evalset(_helm_turns(right), case_id), "", HELM, "as shipped")
+    too_deep = copy.deepcopy(right)
+    too_deep["content"][0]["text"] = json.loads(too_deep["content"][0]["text"])
+    with pytest.raises(AssertionError, match="tool"):
+        assert_matches(_evalset(_helm_turns(too_deep), case_id), "", HELM, "too deep")
+
+
+def test_snake_case_answers_compare_the_tools_own_keys_snake_cased() -> None:
+    """The ADK EvalSet writes ``is_error`` for the tool's ``isError``: equal under the answer's
+    ``result_keys`` rule, a different value still caught, and no rule means exact keys."""
+    right = HELM["cases"][0]["turns"][0]["tools"][0]["result"]
+    case_id = HELM["cases"][0]["conversation_id"]
+    as_recorded = {"content": right["content"], "isError": False}
+    assert snake_keys(json.dumps(as_recorded)) == right
+    assert_matches(_evalset(_helm_turns(as_recorded), case_id), "", HELM, "tool's keys")
+    failed = {"content": right["content"], "isError": True}
+    with pytest.raises(AssertionError, match="tool"):
+        assert_matches(_evalset(_helm_turns(failed), case_id), "", HELM, "other value")
+    exact = {key: value for key, value in HELM.items() if key != "result_keys"}
+    with pytest.raises(AssertionError, match="tool"):
+        assert_matches(_evalset(_helm_turns(as_recorded), case_id), "", exact, "exact keys")
 
 
 def test_a_tool_key_left_out_is_not_compared() -> None:
