@@ -10,7 +10,7 @@ it, recorded and mockable). :func:`as_agent` accepts:
 3. an object with ``run_turn`` (``OpenAIAgent``, framework adapters, ``ae.record`` wrappers);
    it may also have ``async aclose()`` (called on the evaluation's loop when it ends) and
    ``secrets()`` (keys to redact from error texts);
-4. an agent of a framework (a LangGraph graph, an Agents SDK / PydanticAI / smolagents agent):
+4. an agent of a framework (a LangGraph graph, an Agents SDK or PydanticAI agent):
    called the framework's way (:mod:`~agenteval_nb.agents.frameworks`); what it did is captured
    from its model calls on the wire (:mod:`~agenteval_nb.agents.capture`), as for any agent
    that returns text.

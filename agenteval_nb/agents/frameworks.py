@@ -14,9 +14,6 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
   session's ``result.to_input_list()`` so far plus the user message. Answer: ``final_output``.
 * **PydanticAI** (``pydantic_ai.Agent``): ``agent.run(text, message_history=...)`` with the
   session's ``all_messages()``. Answer: ``output``.
-* **smolagents** (a ``MultiStepAgent``): ``agent.run(text, reset=<first turn>)`` in a worker
-  thread; the agent object keeps the memory, so concurrent cases need one agent each (pass a
-  factory: ``ae.agent(lambda: make_agent())``).
 * **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`
   (:func:`agenteval_nb.agents.base.as_agent` decides).
 
@@ -119,10 +116,6 @@ async def _pydantic_ai(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
     return result
 
 
-async def _smolagents(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
-    return await run_blocking(agent.run, turn.text, reset=turn.turn_index == 0)
-
-
 @dataclass(frozen=True)
 class Way:
     """How one framework's agents are called and answered."""
@@ -151,10 +144,6 @@ WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     (
         lambda o: _module(o).startswith("pydantic_ai") and hasattr(o, "run"),
         Way("pydantic-ai", _pydantic_ai, _attribute_output("output")),
-    ),
-    (
-        lambda o: _module(o).startswith("smolagents") and hasattr(o, "run"),
-        Way("smolagents", _smolagents, lambda result: result),
     ),
 )
 """First match wins; a callable that matches none is a plain function agent."""

@@ -1,6 +1,6 @@
 """Any agent, captured: the generic path (an agent that returns text, its model calls captured
 on the wire) against the explicit capture of ``OpenAIAgent`` — the reference — and real
-frameworks (LangGraph, PydanticAI, smolagents, the Agents SDK) driven through ``ae.evaluate``
+frameworks (LangGraph, PydanticAI, the Agents SDK) driven through ``ae.evaluate``
 against the loopback server playing the scripted agent model.
 
 What is pinned: the same cases give identical invocations (tool ids, names, arguments,
@@ -69,7 +69,9 @@ def cases() -> ae.EvalSet:
         {
             "evalSetId": "weather",
             "evalCases": [
-                case("paris", [("What is the weather in Paris?", "It is sunny in Paris.", "Paris")]),
+                case(
+                    "paris", [("What is the weather in Paris?", "It is sunny in Paris.", "Paris")]
+                ),
                 case(
                     "two-turns",
                     [
@@ -127,9 +129,11 @@ def hand_loop(client: OpenAI, history: list[dict[str, Any]], text: str, *, strea
                         slot["args"] += (part.function and part.function.arguments) or ""
             tool_calls = [(c["id"], c["name"], c["args"]) for c in calls.values()]
         else:
-            message = client.chat.completions.create(
-                model="m", messages=history, tools=[TOOL_SCHEMA]
-            ).choices[0].message
+            message = (
+                client.chat.completions.create(model="m", messages=history, tools=[TOOL_SCHEMA])
+                .choices[0]
+                .message
+            )
             content = message.content or ""
             tool_calls = [
                 (c.id, c.function.name, c.function.arguments) for c in message.tool_calls or ()
@@ -214,7 +218,9 @@ def test_the_wire_gives_what_the_reference_agent_captured_itself(server):
 
 
 def test_a_captured_turn_names_its_calls_and_its_gaps(server):
-    run = ae.evaluate(cases(), METRICS, agent=hand_agent(server.base_url, stream=False), progress=False)
+    run = ae.evaluate(
+        cases(), METRICS, agent=hand_agent(server.base_url, stream=False), progress=False
+    )
     paris = next(c for c in run.result.eval_case_results if c.eval_id == "paris")
     inv = paris.eval_metric_result_per_invocation[0].actual_invocation
     assert inv.source is not None and len(inv.source.span_ids) == 2
@@ -238,7 +244,16 @@ def test_the_judges_calls_are_never_an_agents(server):
     judge_metric = {
         "metricName": "llm_final_response",
         "threshold": 0.5,
-        "criterion": {"llmJudge": {"judgeModel": {"modelName": "judge", "baseUrl": server.base_url, "apiKey": "k", "numSamples": 1}}},
+        "criterion": {
+            "llmJudge": {
+                "judgeModel": {
+                    "modelName": "judge",
+                    "baseUrl": server.base_url,
+                    "apiKey": "k",
+                    "numSamples": 1,
+                }
+            }
+        },
     }
     run = ae.evaluate(
         cases(),
@@ -279,7 +294,9 @@ def langgraph_agent(base_url: str, *, streaming: bool = False):
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
 
-    llm = ChatOpenAI(model="m", base_url=base_url, api_key="k", streaming=streaming, stream_usage=True)
+    llm = ChatOpenAI(
+        model="m", base_url=base_url, api_key="k", streaming=streaming, stream_usage=True
+    )
     return create_react_agent(llm, [tool(get_weather)])
 
 
@@ -298,7 +315,9 @@ def agents_sdk_agent(base_url: str):
 
     set_tracing_disabled(True)
     model = OpenAIChatCompletionsModel("m", AsyncOpenAI(base_url=base_url, api_key="k"))
-    return Agent(name="weather", instructions="Answer.", model=model, tools=[function_tool(get_weather)])
+    return Agent(
+        name="weather", instructions="Answer.", model=model, tools=[function_tool(get_weather)]
+    )
 
 
 @pytest.mark.parametrize(
