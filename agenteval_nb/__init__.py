@@ -52,6 +52,8 @@ _EXPORTS: dict[str, str] = {
     # agents under test
     "Turn": "agenteval_nb.agents.turn",
     "record": "agenteval_nb.agents.recorder",
+    "agent": "agenteval_nb.agents.base",
+    "capture": "agenteval_nb.agents.capture.capture",
     "RayExecutor": "agenteval_nb.executors.ray_executor",
     # wire models
     "EvalSet": "agenteval_nb.schema",

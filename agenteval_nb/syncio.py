@@ -2,9 +2,14 @@
 twins that show their async function's signature (a room below every other: agents, engine,
 analysis and the front door all use it).
 
-With no running event loop the coroutine runs with :func:`asyncio.run`. Inside a running loop
-(a Jupyter cell) it runs on a private loop in a worker thread, and the caller blocks until it
-finishes; nest_asyncio is never used.
+Every blocking call runs its coroutine on **one long-lived event loop** of the process, in a
+daemon thread (``agenteval-loop``), and the caller blocks until it finishes — from a script and
+from a Jupyter cell alike; nest_asyncio is never used. One loop, because agent frameworks keep
+their HTTP clients bound to the loop that made them (LangChain caches its async client per
+process): a loop per call would hand the second evaluation a client of a closed loop. An
+interrupt of the waiting caller (Ctrl-C, a cell's stop button) cancels the coroutine's task
+and is raised again. A blocking call made *on* that loop's thread (a coroutine of ours calling
+a blocking twin) cannot wait on its own loop: it runs on a private loop in a worker thread.
 
 :func:`sync_twin` is the one way a public ``f`` is made from its ``f_async``: same signature,
 annotations and documented options, so that an option added to the async function appears in
@@ -17,6 +22,7 @@ import asyncio
 import contextvars
 import functools
 import inspect
+import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
@@ -43,16 +49,52 @@ async def _boxed(factory: Callable[[], Coroutine[Any, Any, T]]) -> _Box:
     return _Box(await factory())
 
 
+_loop_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_thread: threading.Thread | None = None
+
+
+def shared_loop() -> asyncio.AbstractEventLoop:
+    """The process's long-lived event loop (started on first use, in a daemon thread)."""
+    global _loop, _loop_thread
+    with _loop_lock:
+        if _loop is None or _loop.is_closed() or not _loop_thread or not _loop_thread.is_alive():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=_serve, args=(loop,), name="agenteval-loop", daemon=True
+            )
+            thread.start()
+            _loop, _loop_thread = loop, thread
+        return _loop
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """The loop thread: serve forever. A task that raises ``KeyboardInterrupt`` or
+    ``SystemExit`` makes asyncio raise it out of ``run_forever`` after storing it on the task;
+    the loop then serves on, so the task's waiter receives it (and raises it in the caller's
+    thread) and the loop stays usable."""
+    while True:
+        try:
+            loop.run_forever()
+            return
+        except (KeyboardInterrupt, SystemExit):
+            continue
+
+
 def run_sync(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run ``factory()`` to completion and return its result."""
+    """Run ``factory()`` to completion on the shared loop and return its result (module doc)."""
+    loop = shared_loop()
+    if threading.current_thread() is _loop_thread:
+        ctx = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agenteval-nested") as pool:
+            box = pool.submit(ctx.run, lambda: asyncio.run(_boxed(factory))).result()
+        return box.value  # type: ignore[no-any-return]
+    future = asyncio.run_coroutine_threadsafe(_boxed(factory), loop)
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_boxed(factory)).value  # type: ignore[no-any-return]
-    ctx = contextvars.copy_context()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agenteval-loop") as pool:
-        box = pool.submit(ctx.run, lambda: asyncio.run(_boxed(factory))).result()
-    return box.value  # type: ignore[no-any-return]
+        return future.result().value  # type: ignore[no-any-return]
+    except BaseException:
+        future.cancel()
+        raise
 
 
 def sync_twin(

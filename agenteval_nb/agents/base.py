@@ -9,7 +9,11 @@ it, recorded and mockable). :func:`as_agent` accepts:
    ``turn``: gets the whole :class:`~agenteval_nb.agents.turn.Turn`;
 3. an object with ``run_turn`` (``OpenAIAgent``, framework adapters, ``ae.record`` wrappers);
    it may also have ``async aclose()`` (called on the evaluation's loop when it ends) and
-   ``secrets()`` (keys to redact from error texts).
+   ``secrets()`` (keys to redact from error texts);
+4. an agent of a framework (a LangGraph graph, an Agents SDK or PydanticAI agent):
+   called the framework's way (:mod:`~agenteval_nb.agents.frameworks`); what it did is captured
+   from its model calls on the wire (:mod:`~agenteval_nb.agents.capture`), as for any agent
+   that returns text.
 
 Synchronous callables run in a worker thread, so a blocking agent does not stall the other
 cases. Wrap a callable in :class:`FunctionAgent` to give it tools.
@@ -22,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from ..schema import Invocation, Message
+from .frameworks import FrameworkAgent, way_of
 from .tools import ToolFunction, ToolSpec, run_blocking, tool_specs
 from .turn import Turn
 
@@ -110,12 +115,29 @@ def as_agent(agent: Any) -> Agent:
         if not hasattr(agent, "tools"):
             raise TypeError(f"{type(agent).__name__} has run_turn but no `tools` list")
         return agent
+    if way_of(agent) is not None:
+        return FrameworkAgent(agent)
     if callable(agent):
         return FunctionAgent(agent)
     raise TypeError(
         f"agent must be a function (text -> str, or turn: ae.Turn -> str | Message | "
         f"Invocation) or an object with run_turn(turn); got {type(agent).__name__}"
     )
+
+
+def agent(
+    obj: Any,
+    *,
+    call: Callable[..., Any] | None = None,
+    output: Callable[[Any], Any] | None = None,
+    name: str | None = None,
+) -> Agent:
+    """``ae.agent``: ``obj`` as an agent under test — a framework's agent
+    (:mod:`~agenteval_nb.agents.frameworks`), a plain callable, or anything at all with
+    ``call(obj, turn)`` (how to call it) and ``output(result)`` (how to read the answer)."""
+    if call is None and output is None and way_of(obj) is None and callable(obj):
+        return FunctionAgent(obj, name=name)
+    return FrameworkAgent(obj, call=call, output=output, name=name)
 
 
 def agent_name(agent: Agent) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 from ..criteria.jsoncmp import json_reason
 from ..schema import JSONCriterion, Message, ToolMockTool, message_text
 from .base import Agent
+from .capture.attribution import outside
 from .tools import NOT_INTERCEPTED, Mocked, ToolBox
 from .turn import Session, to_invocation
 
@@ -121,7 +122,8 @@ class ToolMockInterceptor:
             note = {"side": self.side, "rule": index}
             if rule.llm_generator is not None:
                 note["kind"] = "llmGenerator"
-                result = await self._generate(rule, arguments, self.output_schemas.get(name))
+                with outside():  # the generator's model calls are not the agent's
+                    result = await self._generate(rule, arguments, self.output_schemas.get(name))
                 return Mocked(result, note)
             note["kind"] = "static"
             return Mocked(rule.result, note)

@@ -27,6 +27,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -140,11 +141,16 @@ async def run_blocking(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> 
 
     One shared :class:`DaemonThreadPool`, so that blocking agents run as parallel as the case
     pool allows — ``asyncio.to_thread`` would cap them at the loop's default executor
-    (``cores + 4`` threads) and keep a stuck call's thread alive at exit.
+    (``cores + 4`` threads) and keep a stuck call's thread alive at exit. The call runs in a
+    copy of the caller's context, as ``asyncio.to_thread`` does, so context variables (the case a
+    model call belongs to) follow it.
     """
     loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
     try:
-        return await loop.run_in_executor(_POOL, functools.partial(_carry, fn, args, kwargs))
+        return await loop.run_in_executor(
+            _POOL, functools.partial(context.run, _carry, fn, args, kwargs)
+        )
     except _Carried as carried:
         raise carried.exc from None  # raised here, it travels up like any other exception
 

@@ -13,11 +13,14 @@ from __future__ import annotations
 import copy
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..schema import Invocation, Message, message_text
 from ..secrets import redact_json
+from .capture.exchange import Exchange
+from .capture.turns import captured_invocation
 from .tools import ToolBox
 
 
@@ -91,19 +94,30 @@ def assistant(text: str) -> Message:
     return Message(role="assistant", content=text)
 
 
-def to_invocation(output: Any, turn: Turn) -> Invocation:
+def to_invocation(output: Any, turn: Turn, exchanges: Sequence[Exchange] = ()) -> Invocation:
     """The captured invocation of a turn from what the agent returned.
 
-    ``str`` ⇒ the final response text; ``Message`` ⇒ the final response; ``Invocation`` ⇒ used
-    as given, with a missing id, user content, timestamp or tool list filled in (tools from the
-    toolkit's call log). Anything else is a ``TypeError`` naming the type.
+    ``str`` ⇒ the final response text; ``Message`` ⇒ the final response; either way, when the
+    agent's model calls were captured on the wire (``exchanges``), the rest of the turn — tool
+    uses and results, intermediate responses, usage, source — comes from them
+    (:mod:`agenteval_nb.agents.capture.turns`). ``Invocation`` ⇒ used as given (the agent
+    captured its own turn), with a missing id, user content, timestamp or tool list filled in
+    (tools from the toolkit's call log). Anything else is a ``TypeError`` naming the type.
     """
     recorded = turn.tools.log.calls or None
-    if isinstance(output, str):
-        invocation = Invocation(final_response=assistant(output), tools=recorded)
-    elif isinstance(output, Message):
-        message = output if output.role else output.model_copy(update={"role": "assistant"})
-        invocation = Invocation(final_response=message, tools=recorded)
+    if isinstance(output, str | Message):
+        message = assistant(output) if isinstance(output, str) else output
+        if not message.role:
+            message = message.model_copy(update={"role": "assistant"})
+        captured = captured_invocation(
+            f"{turn.session_id}#{turn.turn_index}",
+            turn.text,
+            message_text(message),
+            exchanges,
+            recorded,
+        )
+        invocation = captured or Invocation(tools=recorded)
+        invocation.final_response = message
     elif isinstance(output, Invocation):
         invocation = output.model_copy()
         if invocation.tools is None and recorded:

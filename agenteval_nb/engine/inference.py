@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agents.base import Agent
+from ..agents.capture import wire
+from ..agents.capture.attribution import outside, recording
+from ..agents.capture.turns import wire_usage
 from ..agents.simulator import SimulatorError, UserSimulator
 from ..agents.tool_mocks import ToolMockError, ToolMockInterceptor, validate_rules
 from ..agents.tools import ToolBox
@@ -170,10 +173,14 @@ async def _run_turn(
     """One turn of ``agent`` in ``session``: the captured invocation (errors name the turn)."""
     turn = session.turn(user_content, tools, case.eval_id, index)
     deadline = asyncio.timeout(setup.timeout_s)
+    wire.install()
     try:
-        async with deadline:
-            output = await agent.run_turn(turn)
-        invocation = to_invocation(output, turn)
+        with recording(f"{case.eval_id}/{session.session_id}#{index}") as calls:
+            async with deadline:
+                output = await agent.run_turn(turn)
+        invocation = to_invocation(output, turn, calls.exchanges)
+        if not isinstance(output, Invocation):
+            turn.add_usage(**wire_usage(calls.exchanges))
     except BaseException as exc:
         if is_interrupt(exc):
             raise
@@ -242,7 +249,8 @@ async def simulate(
     last_reply = ""
     for index in range(MAX_SIMULATED_TURNS + 1):
         try:
-            message = await simulated.next(last_reply)
+            with outside():
+                message = await simulated.next(last_reply)
         except BaseException as exc:
             if is_interrupt(exc):
                 raise

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ..agents.capture.attribution import outside
 from ..errors import FormatError
 from ..io import CaseSource, ModelCases, StreamedCases
 from ..schema import EvalCase, EvalCaseResult, EvalStatus
@@ -178,15 +179,16 @@ async def evaluate_stage(run: RunState, inferred: Inferred | Unloaded) -> EvalCa
     await fire_or_fail(run, "evaluate", CallbackPoint.BEFORE_EVALUATE_CASE, case.eval_id)
     result = inferred.evaluated
     if result is None:
-        result = await evaluate_case(
-            app_name=run.evaluation.app_name,
-            eval_set_id=run.set_id,
-            case=case,
-            inference=inferred.inference,
-            plan=run.evaluation.plan,
-            context=run.evaluation.options.context,
-            aggregator=run.evaluation.options.case_aggregator,
-        )
+        with outside():  # the judge's model calls belong to no agent's turn
+            result = await evaluate_case(
+                app_name=run.evaluation.app_name,
+                eval_set_id=run.set_id,
+                case=case,
+                inference=inferred.inference,
+                plan=run.evaluation.plan,
+                context=run.evaluation.options.context,
+                aggregator=run.evaluation.options.case_aggregator,
+            )
         result.run_id = run.run_id
     await fire_or_fail(
         run, "evaluate", CallbackPoint.AFTER_EVALUATE_CASE, case.eval_id, result=result

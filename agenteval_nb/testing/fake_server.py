@@ -2,9 +2,11 @@
 
 Rules:
 
-* ``POST …/chat/completions`` is answered by, in this order: the next scripted response
-  (:meth:`FakeOpenAIServer.enqueue`), else ``handler(request_json)``, else an echo completion
-  whose content is the last message's text.
+* ``POST …/chat/completions`` and ``POST …/responses`` (handled as its chat equivalent; answers
+  streamed as server-sent events when the request says ``"stream": true``:
+  :mod:`~agenteval_nb.testing.wire_forms`) are answered by, in this order: the next scripted
+  response (:meth:`FakeOpenAIServer.enqueue`), else ``handler(request_json)``, else an echo
+  completion whose content is the last message's text.
 * :func:`route_by_model` combines handlers: one per ``model`` name of the request.
 * A handler or scripted item is a completion ``dict`` (sent as 200 JSON) or a
   :class:`FakeResponse` (any status, headers, raw body bytes, extra delay). A handler that
@@ -41,9 +43,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from . import wire_forms
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | FakeResponse"]
 
@@ -426,7 +430,8 @@ class FakeOpenAIServer:
             parsed = None
         headers = {name.lower(): value for name, value in request.headers.items()}
         record = RecordedRequest(method, path, headers, raw, parsed)
-        is_chat = method == "POST" and path.endswith("/chat/completions")
+        is_responses = method == "POST" and path.endswith("/responses")
+        is_chat = is_responses or (method == "POST" and path.endswith("/chat/completions"))
         with self._lock:
             self._requests.append(record)
             if is_chat:
@@ -443,7 +448,7 @@ class FakeOpenAIServer:
                 request.send(404, message.encode(), "application/json", {})
             return
         try:
-            answer = self._answer(scripted, parsed)
+            answer = self._answer(scripted, parsed, responses_api=is_responses)
             if self.latency_s + answer.delay_s > 0:
                 self._closing.wait(self.latency_s + answer.delay_s)
             body, content_type = answer.encode(headers.get("authorization", ""))
@@ -452,16 +457,42 @@ class FakeOpenAIServer:
             with self._lock:
                 self._in_flight -= 1
 
-    def _answer(self, scripted: Any, parsed: Any) -> FakeResponse:
+    def _answer(self, scripted: Any, parsed: Any, *, responses_api: bool) -> FakeResponse:
+        """The answer in the request's form: a Responses API request is handled as its chat
+        equivalent; ``"stream": true`` gets the answer as server-sent events
+        (:mod:`~agenteval_nb.testing.wire_forms`)."""
         item = scripted
         if item is None:
             if not isinstance(parsed, dict):
                 return FakeResponse(400, error_body("request body is not a JSON object"))
             try:
-                item = self.handler(parsed)
+                item = self.handler(
+                    wire_forms.responses_request_as_chat(parsed) if responses_api else parsed
+                )
             except Exception as exc:
                 return FakeResponse(500, error_body(f"handler failed: {exc!r}"))
-        return item if isinstance(item, FakeResponse) else FakeResponse(200, item)
+        answer = item if isinstance(item, FakeResponse) else FakeResponse(200, item)
+        if (
+            answer.status != 200
+            or not isinstance(answer.body, dict)
+            or "choices" not in answer.body
+        ):
+            return answer
+        body: dict[str, Any] = answer.body
+        stream = isinstance(parsed, dict) and parsed.get("stream") is True
+        if responses_api:
+            response = wire_forms.completion_as_response(body)
+            if not stream:
+                return replace(answer, body=response)
+            events = wire_forms.response_stream_events(response)
+            sse = wire_forms.sse_body(events, named=True, done=False)
+        elif stream:
+            options = parsed.get("stream_options") or {}
+            usage = isinstance(options, dict) and options.get("include_usage") is True
+            sse = wire_forms.sse_body(wire_forms.chat_stream_events(body, include_usage=usage))
+        else:
+            return answer
+        return replace(answer, body=sse, content_type="text/event-stream")
 
     def _control(self, request: _RequestHandler, method: str, path: str) -> None:
         if path == "/_fake/stats":
