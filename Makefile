@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/experiment.py
 	$(BIN)/python bench/inspector_table.py
 	$(BIN)/python bench/streaming.py
+	$(BIN)/python bench/capture.py
 	$(BIN)/python bench/traces.py
 
 lint: $(STAMP)

@@ -24,7 +24,7 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
@@ -68,16 +68,35 @@ def shared_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+_in_flight: dict[Future[Any], BaseException | None] = {}
+"""The blocking calls waiting on the shared loop, and the interrupt that ended each, if any."""
+
+
 def _serve(loop: asyncio.AbstractEventLoop) -> None:
-    """The loop thread: serve forever. A task that raises ``KeyboardInterrupt`` or
-    ``SystemExit`` makes asyncio raise it out of ``run_forever`` after storing it on the task;
-    the loop then serves on, so the task's waiter receives it (and raises it in the caller's
-    thread) and the loop stays usable."""
+    """The loop thread: serve forever. ``KeyboardInterrupt`` or ``SystemExit`` raised on the
+    loop (by a task, or by a callback an agent scheduled) ends every call then waiting, as it
+    would end :func:`asyncio.run`: each such call is told the interrupt, its tasks are
+    cancelled, the caller raises it; the loop then serves on."""
     while True:
         try:
             loop.run_forever()
             return
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit) as interrupt:
+            with _loop_lock:
+                for waiting in _in_flight:
+                    _in_flight[waiting] = _in_flight[waiting] or interrupt
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+
+
+def _wait(future: Future[_Box]) -> _Box:
+    """The future's result, waited for in short slices: a signal (Ctrl-C) that the OS hands to
+    another thread does not wake a thread blocked on a lock, so the waiting thread looks up every
+    quarter second and Python's handler can raise ``KeyboardInterrupt`` in it."""
+    while True:
+        try:
+            return future.result(timeout=0.25)
+        except TimeoutError:
             continue
 
 
@@ -90,11 +109,20 @@ def run_sync(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
             box = pool.submit(ctx.run, lambda: asyncio.run(_boxed(factory))).result()
         return box.value  # type: ignore[no-any-return]
     future = asyncio.run_coroutine_threadsafe(_boxed(factory), loop)
+    with _loop_lock:
+        _in_flight[future] = None
     try:
-        return future.result().value  # type: ignore[no-any-return]
-    except BaseException:
+        return _wait(future).value  # type: ignore[no-any-return]
+    except BaseException as failure:
         future.cancel()
+        with _loop_lock:
+            interrupt = _in_flight.get(future)
+        if interrupt is not None and interrupt is not failure:
+            raise interrupt from None
         raise
+    finally:
+        with _loop_lock:
+            _in_flight.pop(future, None)
 
 
 def sync_twin(

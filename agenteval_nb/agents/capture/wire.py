@@ -121,6 +121,17 @@ def _end_stream(exchange: Exchange, body: bytes, content_type: str, exhausted: b
     _finish(exchange, body, content_type)
 
 
+def _received(exchange: Exchange, response: Any, streamed: bool, tee: type) -> None:
+    """The reply arrived: read at once when ``send`` read it, else copied as the caller reads
+    it (the stream replaced by a ``tee`` of it)."""
+    exchange.status = response.status_code
+    content_type = response.headers.get("content-type", "")
+    if response.is_stream_consumed or not streamed:
+        _finish(exchange, response.content, content_type)
+    else:
+        response.stream = tee(response.stream, exchange, content_type)
+
+
 def _fail(exchange: Exchange, exc: BaseException) -> None:
     exchange.ended_ns = time.time_ns()
     exchange.error = describe_exception(exc)
@@ -175,12 +186,7 @@ def _sync_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any]
         except BaseException as exc:
             _fail(exchange, exc)
             raise
-        exchange.status = response.status_code
-        content_type = response.headers.get("content-type", "")
-        if response.is_stream_consumed or not kwargs.get("stream", False):
-            _finish(exchange, response.content, content_type)
-        else:
-            response.stream = TeeStream(response.stream, exchange, content_type)
+        _received(exchange, response, kwargs.get("stream", False), TeeStream)
         return response
 
     send.__wrapped__ = original  # type: ignore[attr-defined]
@@ -227,12 +233,7 @@ def _async_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any
         except BaseException as exc:
             _fail(exchange, exc)
             raise
-        exchange.status = response.status_code
-        content_type = response.headers.get("content-type", "")
-        if response.is_stream_consumed or not kwargs.get("stream", False):
-            _finish(exchange, response.content, content_type)
-        else:
-            response.stream = AsyncTeeStream(response.stream, exchange, content_type)
+        _received(exchange, response, kwargs.get("stream", False), AsyncTeeStream)
         return response
 
     send.__wrapped__ = original  # type: ignore[attr-defined]
