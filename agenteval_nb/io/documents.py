@@ -27,8 +27,8 @@ from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
 from ..schema.keys import fold_keys, folds_nothing
 from ..schema.metric import is_api_key_name
-from .decoding import plain_bytes
-from .entry_rules import json_path
+from .decoding import decode_json, plain_bytes
+from .entry_rules import MAX_DEPTH, json_path
 from .escaping import escape_surrogates
 from .jsonscan import may_be_huge
 
@@ -51,6 +51,24 @@ def validate_model(
             return model.model_validate(fold_keys(model, data) if fold else data)
     except ValidationError as exc:
         raise _format_error(source, exc, prefix) from None
+
+
+def validate_json(
+    model: type[M],
+    data: bytes,
+    source: str,
+    prefix: tuple[int | str, ...] = (),
+    max_depth: int = MAX_DEPTH,
+    short_digits: bool = False,
+) -> M:
+    """JSON ``data`` (found at ``prefix`` in ``source``) decoded under the entry rules
+    (:func:`~agenteval_nb.io.decoding.decode_json`) and made a ``model``
+    (:func:`validate_model`). Keys are folded only when
+    :func:`~agenteval_nb.schema.keys.folds_nothing` cannot tell from the bytes, at C speed, that
+    folding would change nothing (a file this package or Go wrote: it would not)."""
+    decoded = decode_json(data, source, prefix, max_depth, short_digits)
+    fold = not (isinstance(decoded, dict) and folds_nothing(model, data))
+    return validate_model(model, decoded, source, prefix, fold=fold)
 
 
 def validate_plain(model: type[M], data: bytes, limit: int, short_digits: bool = False) -> M | None:
