@@ -16,8 +16,10 @@ Rules:
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any, TypeVar
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -27,6 +29,7 @@ from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
 from ..schema.keys import fold_keys, folds_nothing
 from ..schema.metric import is_api_key_name
+from ..schema.plain import view_class
 from .decoding import decode_json, plain_bytes
 from .entry_rules import MAX_DEPTH, json_path
 from .escaping import escape_surrogates
@@ -89,6 +92,25 @@ def validate_plain(model: type[M], data: bytes, limit: int, short_digits: bool =
         return model.model_validate_json(data)
     except ValidationError:
         return None
+
+
+def view_plain(model: type[BaseModel], data: bytes, limit: int, short_digits: bool = False) -> Any:
+    """The view struct of ``model`` (:func:`~agenteval_nb.schema.plain.view`) read by msgspec
+    straight from JSON ``data``, when the data is plain for it; else ``None`` (take
+    :func:`validate_json`). What reads the view reads what the model would hold: the bytes
+    pass the guards of :func:`validate_plain`, and a view takes only the model's wire keys
+    (so folding would change nothing) and the values the model writes back as they are."""
+    if not plain_bytes(data, limit, short_digits) or may_be_huge(data):
+        return None
+    try:
+        return _view_decoder(model).decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+@cache
+def _view_decoder(model: type[BaseModel]) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(view_class(model))
 
 
 def validated_by_case(data: Any) -> EvalSet | None:

@@ -32,7 +32,7 @@ from pydantic_core import PydanticSerializationError
 
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
 from .decoding import decode_json, decode_plain
-from .documents import check_kind, validate_json, validate_model
+from .documents import check_kind, validate_json, validate_model, view_plain
 from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH
 from .evalset_split import CASE_LEVELS, LIST, TOP, StreamedCases, split_evalset
 from .jsonscan import short_digit_runs
@@ -152,6 +152,13 @@ class StreamedResult:
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
         text = self.text(index)
         return validate_json(EvalCaseResult, text, self.source, prefix, depth, self.short_digits)
+
+    def case_view(self, index: int) -> Any:
+        """Case result ``index`` as its view struct when its text is plain
+        (:func:`~agenteval_nb.io.documents.view_plain`: what :meth:`case_result` would hold,
+        read through the same attribute names, no model built), else ``None``."""
+        limit = MAX_DEPTH + RESULT_EXTRA_DEPTH - 2  # (below $.evalCaseResults[index])
+        return view_plain(EvalCaseResult, self.text(index), limit, self.short_digits)
 
     def case_summaries(self) -> Iterator[CaseSummary]:
         """The summary's case summaries, validated one at a time."""
