@@ -107,7 +107,7 @@ def _before_check(decorator: Any) -> Any:
 def _kept_by_validators(cls: type[BaseModel]) -> list[tuple[str, Any]]:
     """(field, ``before`` validator) of ``cls`` whose value a view takes only when the
     validator leaves it as it is."""
-    checks = []
+    checks: list[tuple[str, Any]] = []
     for decorator in cls.__pydantic_decorators__.field_validators.values():
         check = _before_check(decorator)
         if check is not None:
