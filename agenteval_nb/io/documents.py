@@ -98,9 +98,12 @@ def view_plain(model: type[BaseModel], data: bytes, limit: int, short_digits: bo
     """The view struct of ``model`` (:func:`~agenteval_nb.schema.plain.view`) read by msgspec
     straight from JSON ``data``, when the data is plain for it; else ``None`` (take
     :func:`validate_json`). What reads the view reads what the model would hold: the bytes
-    pass the guards of :func:`validate_plain`, and a view takes only the model's wire keys
-    (so folding would change nothing) and the values the model writes back as they are."""
-    if not plain_bytes(data, limit, short_digits) or may_be_huge(data):
+    cannot break the depth and exact-int rules (:func:`~agenteval_nb.io.decoding.plain_bytes`;
+    msgspec itself refuses a number beyond the float64 range, so no
+    :func:`~agenteval_nb.io.jsonscan.may_be_huge` scan, which a uuid's ``4e123`` trips), and
+    a view takes only the model's wire keys (so folding would change nothing) and the values
+    the model writes back as they are."""
+    if not plain_bytes(data, limit, short_digits):
         return None
     try:
         return _view_decoder(model).decode(data)

@@ -13,6 +13,7 @@ from _analysis_builders import rich_result, rich_run, status_run
 
 from agenteval_nb.analysis.frames import BUILDERS
 from agenteval_nb.analysis.passk import parse_pass_nc
+from agenteval_nb.errors import FormatError
 from agenteval_nb.evalrun import EvalRun
 from agenteval_nb.io import open_result, save_result
 from agenteval_nb.runs import RunCollection, load_run
@@ -236,3 +237,26 @@ def test_a_streamed_run_reads_plain_case_results_as_views_into_the_same_tables(
     for kind in BUILDERS:
         assert run.record.table(kind).equals(whole.record.table(kind)), kind
     assert run.result.summary == whole.result.summary
+
+
+@pytest.mark.parametrize("summary", [True, False])
+def test_a_number_beyond_float64_in_a_plain_case_result_is_still_named(summary, tmp_path):
+    """The view path scans no number range (msgspec refuses such a number itself): the case
+    result falls back to the checked reader, whose error names file and JSON path; a session
+    id that merely looks like an exponent (``4e123``) stays on the view path."""
+    doc = json.loads(GO_RESULT.read_text())
+    if not summary:
+        del doc["summary"]
+    case = _without_judge_metrics(doc["evalCaseResults"][0])
+    case["sessionId"] = "0b5f9a62-3c1e-4d7a-9f0e-2a4e123b8d1e"
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(doc, indent=2))
+    streamed = open_result(path)
+    assert streamed is not None and streamed.case_view(0) is not None
+    path.write_text(json.dumps(doc, indent=2).replace('"score": 1,', '"score": 1e999,', 1))
+    streamed = open_result(path)
+    assert streamed is not None and streamed.case_view(0) is None
+    with pytest.raises(FormatError) as info:
+        load_run(path)
+    assert info.value.source == str(path)
+    assert info.value.json_path.startswith("$.evalCaseResults[0].")
