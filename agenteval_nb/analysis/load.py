@@ -164,10 +164,11 @@ def _streamed_record(
     metrics: list[EvalMetric],
     path: Path | None,
 ) -> RunRecord:
-    """The record of a split result file: each case result validated, added to the tables and
-    kept as its file text, one at a time. The file's own summary is kept; a missing one is
-    computed from the case outcomes (each case result checked by :func:`_check_case_summable`
-    as it passes)."""
+    """The record of a split result file: each case result read (as its view when its text is
+    plain, :meth:`~agenteval_nb.io.StreamedResult.case_view`; else validated), added to the
+    tables and kept as its file text, one at a time. The file's own summary is kept; a missing
+    one is computed from the case outcomes (each case result checked by
+    :func:`_check_case_summable` as it passes)."""
     try:
         check_run_numbers(streamed.head.summary, streamed.run_ids)
     except SummaryError as exc:
@@ -178,7 +179,9 @@ def _streamed_record(
     builder = RecordBuilder(metrics, source=streamed.source)
     with gc_paused():
         for i in range(len(streamed.texts)):
-            result = streamed.case_result(i)
+            result = streamed.case_view(i)
+            if result is None:
+                result = streamed.case_result(i)
             if computed:
                 _check_case_summable(result, i, streamed.source)
                 outcomes.append(case_outcome(result))

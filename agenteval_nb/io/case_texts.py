@@ -22,8 +22,7 @@ from pydantic import BaseModel
 
 from ..schema import EvalCaseResult, EvalSetResult
 from .atomic import write_text_atomic
-from .decoding import decode_json
-from .documents import validate_model
+from .documents import validate_json, validate_model
 from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH
 from .gowriter import case_result_texts, result_file_chunks
 
@@ -89,8 +88,7 @@ class CaseDetails(Sequence[EvalCaseResult]):
             data = orjson.loads(self._texts[index])
             return validate_model(EvalCaseResult, data, self._source, prefix, fold=False)
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
-        data = decode_json(self._texts[index], self._source, prefix, depth)
-        return validate_model(EvalCaseResult, data, self._source, prefix)
+        return validate_json(EvalCaseResult, self._texts[index], self._source, prefix, depth)
 
 
 def save_details(

@@ -16,8 +16,10 @@ Rules:
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any, TypeVar
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -27,8 +29,9 @@ from ..errors import FormatError
 from ..schema import EvalCase, EvalSet
 from ..schema.keys import fold_keys, folds_nothing
 from ..schema.metric import is_api_key_name
-from .decoding import plain_bytes
-from .entry_rules import json_path
+from ..schema.plain import view_class
+from .decoding import decode_json, plain_bytes
+from .entry_rules import MAX_DEPTH, json_path
 from .escaping import escape_surrogates
 from .jsonscan import may_be_huge
 
@@ -53,6 +56,24 @@ def validate_model(
         raise _format_error(source, exc, prefix) from None
 
 
+def validate_json(
+    model: type[M],
+    data: bytes,
+    source: str,
+    prefix: tuple[int | str, ...] = (),
+    max_depth: int = MAX_DEPTH,
+    short_digits: bool = False,
+) -> M:
+    """JSON ``data`` (found at ``prefix`` in ``source``) decoded under the entry rules
+    (:func:`~agenteval_nb.io.decoding.decode_json`) and made a ``model``
+    (:func:`validate_model`). Keys are folded only when
+    :func:`~agenteval_nb.schema.keys.folds_nothing` cannot tell from the bytes, at C speed, that
+    folding would change nothing (a file this package or Go wrote: it would not)."""
+    decoded = decode_json(data, source, prefix, max_depth, short_digits)
+    fold = not (isinstance(decoded, dict) and folds_nothing(model, data))
+    return validate_model(model, decoded, source, prefix, fold=fold)
+
+
 def validate_plain(model: type[M], data: bytes, limit: int, short_digits: bool = False) -> M | None:
     """``model`` validated by pydantic-core straight from JSON ``data`` (one pass, no Python
     data in between: faster, and repeated strings are shared), when that is exactly what
@@ -71,6 +92,28 @@ def validate_plain(model: type[M], data: bytes, limit: int, short_digits: bool =
         return model.model_validate_json(data)
     except ValidationError:
         return None
+
+
+def view_plain(model: type[BaseModel], data: bytes, limit: int, short_digits: bool = False) -> Any:
+    """The view struct of ``model`` (:func:`~agenteval_nb.schema.plain.view`) read by msgspec
+    straight from JSON ``data``, when the data is plain for it; else ``None`` (take
+    :func:`validate_json`). What reads the view reads what the model would hold: the bytes
+    cannot break the depth and exact-int rules (:func:`~agenteval_nb.io.decoding.plain_bytes`;
+    msgspec itself refuses a number beyond the float64 range, so no
+    :func:`~agenteval_nb.io.jsonscan.may_be_huge` scan, which a uuid's ``4e123`` trips), and
+    a view takes only the model's wire keys (so folding would change nothing) and the values
+    the model writes back as they are."""
+    if not plain_bytes(data, limit, short_digits):
+        return None
+    try:
+        return _view_decoder(model).decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+@cache
+def _view_decoder(model: type[BaseModel]) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(view_class(model))
 
 
 def validated_by_case(data: Any) -> EvalSet | None:

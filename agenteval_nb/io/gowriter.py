@@ -72,7 +72,6 @@ def result_file_chunks(
     summaries (written a batch at a time; models or the plain dicts they write, see
     :func:`_list_chunks`)."""
     placed = head.model_copy(update={"eval_case_results": []})
-    indent = _reindented if own_texts else _indented
     pad = "  "
     first = True
     yield "{"
@@ -80,11 +79,7 @@ def result_file_chunks(
         yield ("\n" if first else ",\n") + f"{pad}{_string(key)}: "
         first = False
         if key == "evalCaseResults":
-            count = 0
-            for text in case_texts:
-                yield (b",\n    " if count else b"[\n    ") + indent(text, 2)
-                count += 1
-            yield "\n  ]" if count else "[]"
+            yield from _case_array_chunks(case_texts, own_texts)
         elif key == "summary" and case_summaries is not None:
             summary = value.model_copy(update={"eval_case_summaries": []})
             yield from _model_chunks(summary, 1, {"evalCaseSummaries": case_summaries})
@@ -93,6 +88,26 @@ def result_file_chunks(
         else:
             yield _encode(_plain(value)).replace("\n", "\n" + pad)
     yield "\n}\n"
+
+
+def _case_array_chunks(texts: Iterable[bytes], own_texts: bool) -> Iterator[bytes | str]:
+    """The ``evalCaseResults`` array of compact case texts, indented as it stands in the file
+    (items two containers deep). Texts this package wrote (``own_texts``) are re-indented
+    :data:`_BATCH` at a time: one ``msgspec.json.format`` of the batch as an array is the
+    items' own formatting side by side (whitespace only), shifted one level by one replace;
+    a batch msgspec cannot read (a lone surrogate escape) goes text by text."""
+    count = 0
+    items = iter(texts)
+    while batch := list(islice(items, _BATCH)):
+        pretty = _reindented(b"[" + b",".join(batch) + b"]", 1) if own_texts else None
+        if pretty is not None and pretty.startswith(b"[\n"):
+            yield (b"," if count else b"[") + pretty[1:-4]
+        else:
+            indent = _reindented if own_texts else _indented
+            for i, text in enumerate(batch):
+                yield (b",\n    " if count or i else b"[\n    ") + indent(text, 2)
+        count += len(batch)
+    yield "\n  ]" if count else "[]"
 
 
 def case_result_texts(results: Sequence[BaseModel | dict[str, Any]]) -> list[bytes]:

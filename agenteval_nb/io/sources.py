@@ -32,7 +32,7 @@ from pydantic_core import PydanticSerializationError
 
 from ..schema import CaseSummary, EvalCase, EvalCaseResult, EvalSet, EvalSetResult
 from .decoding import decode_json, decode_plain
-from .documents import check_kind, validate_model
+from .documents import check_kind, validate_json, validate_model, view_plain
 from .entry_rules import MAX_DEPTH, RESULT_EXTRA_DEPTH
 from .evalset_split import CASE_LEVELS, LIST, TOP, StreamedCases, split_evalset
 from .jsonscan import short_digit_runs
@@ -150,8 +150,15 @@ class StreamedResult:
         ``$.evalCaseResults[index]…``)."""
         prefix: tuple[int | str, ...] = ("evalCaseResults", index)
         depth = MAX_DEPTH + RESULT_EXTRA_DEPTH
-        data = decode_json(self.text(index), self.source, prefix, depth, self.short_digits)
-        return validate_model(EvalCaseResult, data, self.source, prefix)
+        text = self.text(index)
+        return validate_json(EvalCaseResult, text, self.source, prefix, depth, self.short_digits)
+
+    def case_view(self, index: int) -> Any:
+        """Case result ``index`` as its view struct when its text is plain
+        (:func:`~agenteval_nb.io.documents.view_plain`: what :meth:`case_result` would hold,
+        read through the same attribute names, no model built), else ``None``."""
+        limit = MAX_DEPTH + RESULT_EXTRA_DEPTH - 2  # (below $.evalCaseResults[index])
+        return view_plain(EvalCaseResult, self.text(index), limit, self.short_digits)
 
     def case_summaries(self) -> Iterator[CaseSummary]:
         """The summary's case summaries, validated one at a time."""
@@ -160,8 +167,9 @@ class StreamedResult:
         prefix: tuple[int | str, ...] = ("summary", "evalCaseSummaries")
         for i, raw in enumerate(LIST.decode(self.summaries_raw)):
             at = (*prefix, i)
-            data = decode_json(bytes(raw), self.source, at, short_digits=self.short_digits)
-            yield validate_model(CaseSummary, data, self.source, at)
+            yield validate_json(
+                CaseSummary, bytes(raw), self.source, at, MAX_DEPTH, self.short_digits
+            )
 
 
 class _RunKey(msgspec.Struct):

@@ -81,10 +81,15 @@ def wire_fields(model: WireModel, dumped: dict[str, Any]) -> dict[str, Any]:
         return {
             key: value
             for key, value in dumped.items()
-            if key not in cls.wire_omit_empty
-            or not (isinstance(value, (str, int, float)) and value in _EMPTY)
+            if key not in cls.wire_omit_empty or not is_go_zero(value)
         }
     return dumped
+
+
+def is_go_zero(value: Any) -> bool:
+    """``value`` is Go's zero value of a scalar (``""``, ``0``, ``false``): what Go's
+    ``omitempty`` leaves out."""
+    return isinstance(value, (str, int, float)) and value in _EMPTY
 
 
 def wire_items(model: BaseModel) -> dict[str, Any]:

@@ -14,15 +14,20 @@ data is plain for ``cls`` when validating it into the model and writing the mode
 * a field with a non-``None`` default (``role: ""``) or none at all must be given (the model
   writes it either way);
 * models that adjust their own wire form (execution traces keep their ``null``\\ s), fields
-  never written (``apiKey``) and fields with a validator that may change the value
-  (``before``, ``wrap``, ``plain``) take only ``null``; an ``after`` validator only checks (the
-  schema's only one accepts ``evalMode``).
+  never written (``apiKey``) and fields with a ``wrap`` or ``plain`` validator take only
+  ``null``; an ``after`` validator only checks (the schema's only one accepts ``evalMode``);
+* a field with a ``before`` validator takes a value the validator leaves as it is (same type,
+  equal), and a model that only leaves out its ``wire_omit_empty`` keys at Go's zero value
+  (:class:`~.base.OmitEmptyModel`: metric result details) takes them only when they do not
+  hold one: both checked when the view is made (its ``__post_init__``), so that a result
+  file's case results read into views as well as a run's own.
 
 Keys come back in field order, whatever their order in the data (the model's order).
 """
 
 from __future__ import annotations
 
+import inspect
 import types
 import typing
 from functools import cache
@@ -30,6 +35,8 @@ from typing import Any
 
 import msgspec
 from pydantic import BaseModel
+
+from .base import OmitEmptyModel, is_go_zero
 
 _SCALARS = (str, int, float, bool)
 
@@ -77,17 +84,72 @@ def _item_type(annotation: Any, container: type) -> Any:
 
 
 def _changes_values(cls: type[BaseModel]) -> frozenset[str]:
-    """Fields of ``cls`` with a validator that may replace the value."""
+    """Fields of ``cls`` with a validator that may replace the value and cannot be asked
+    whether it would (``wrap``, ``plain``, a ``before`` one that takes more than the value)."""
     names: set[str] = set()
     for decorator in cls.__pydantic_decorators__.field_validators.values():
-        if decorator.info.mode != "after":
+        if decorator.info.mode != "after" and _before_check(decorator) is None:
             names.update(decorator.info.fields)
     return frozenset(names)
 
 
+def _before_check(decorator: Any) -> Any:
+    """The function of a ``before`` validator of the value alone, else ``None``."""
+    if decorator.info.mode != "before":
+        return None
+    try:
+        parameters = inspect.signature(decorator.func).parameters
+    except (TypeError, ValueError):
+        return None
+    return decorator.func if len(parameters) == 1 else None
+
+
+def _kept_by_validators(cls: type[BaseModel]) -> list[tuple[str, Any]]:
+    """(field, ``before`` validator) of ``cls`` whose value a view takes only when the
+    validator leaves it as it is."""
+    checks: list[tuple[str, Any]] = []
+    for decorator in cls.__pydantic_decorators__.field_validators.values():
+        check = _before_check(decorator)
+        if check is not None:
+            checks.extend((name, check) for name in decorator.info.fields)
+    return checks
+
+
+def _omits_empty_only(cls: type[BaseModel]) -> bool:
+    """``cls`` adjusts its wire form only by leaving out ``wire_omit_empty`` keys."""
+    own = cls.__pydantic_decorators__.model_serializers.keys()
+    base = OmitEmptyModel.__pydantic_decorators__.model_serializers.keys()
+    return issubclass(cls, OmitEmptyModel) and not cls.wire_keep_null and own == base
+
+
 def _adjusts_itself(cls: type[BaseModel]) -> bool:
     decorators = cls.__pydantic_decorators__
-    return bool(decorators.model_serializers or decorators.model_validators)
+    if decorators.model_validators:
+        return True
+    return bool(decorators.model_serializers) and not _omits_empty_only(cls)
+
+
+def _post_init(cls: type[BaseModel]) -> Any:
+    """The ``__post_init__`` of ``cls``'s view (see the module's rule), or ``None``."""
+    kept = _kept_by_validators(cls)
+    omitted: list[str] = []
+    if _omits_empty_only(cls):
+        wire_omit_empty = cls.wire_omit_empty  # type: ignore[attr-defined]
+        omitted = [n for n, f in cls.model_fields.items() if (f.alias or n) in wire_omit_empty]
+    if not kept and not omitted:
+        return None
+
+    def __post_init__(self: Any) -> None:
+        for name, check in kept:
+            value = getattr(self, name)
+            found = check(value)
+            if type(found) is not type(value) or found != value:
+                raise ValueError(f"{name}: the model would read {value!r} as {found!r}")
+        for name in omitted:
+            if is_go_zero(getattr(self, name)):
+                raise ValueError(f"{name}: the model would leave out its zero value")
+
+    return __post_init__
 
 
 @cache
@@ -106,6 +168,9 @@ def view_class(cls: type[BaseModel]) -> Any:
         else:  # no default, a default factory, or a default the model writes: required
             fields.append((name, None if never else _view_type(field.annotation, False)))
     namespace: dict[str, Any] = {"__pydantic_extra__": None, "wire_model": cls}
+    post_init = _post_init(cls)
+    if post_init is not None:
+        namespace["__post_init__"] = post_init
     for klass in cls.__mro__:
         if klass.__module__.startswith("pydantic"):
             break

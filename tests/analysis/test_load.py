@@ -5,18 +5,25 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import polars as pl
 import pytest
-from _analysis_builders import rich_run, status_run
+from _analysis_builders import rich_result, rich_run, status_run
 
+from agenteval_nb.analysis.frames import BUILDERS
 from agenteval_nb.analysis.passk import parse_pass_nc
+from agenteval_nb.errors import FormatError
 from agenteval_nb.evalrun import EvalRun
-from agenteval_nb.io import save_result
+from agenteval_nb.io import open_result, save_result
 from agenteval_nb.runs import RunCollection, load_run
 from agenteval_nb.schema import EvalSetResult, EvalSetResultSummary
 
 SPEC_EXAMPLES = Path(__file__).parents[2] / "data" / "seeds" / "spec_examples"
+GO_RESULT = (
+    SPEC_EXAMPLES
+    / "spec_examples_calc_trace_8c1d2e3f-4a5b-4c6d-8e7f-901a2b3c4d5e.evalset_result.json"
+)
 
 
 def _result_dict(run: EvalRun, *, summary: bool = True) -> dict:
@@ -176,3 +183,80 @@ def test_parse_pass_nc_absent_passed_count_is_zero():
 def test_parse_pass_nc_errors(value, message):
     with pytest.raises(ValueError, match=f"^{message}$"):
         parse_pass_nc(value)
+
+
+def _without_judge_metrics(case: dict[str, Any]) -> dict[str, Any]:
+    """A Go case result with its LLM-judge metric results left out (a judge's model options
+    keep a case result off the view path)."""
+    keep = lambda results: [r for r in results if "llmJudge" not in r.get("criterion", {})]  # noqa: E731
+    case["overallEvalMetricResults"] = keep(case["overallEvalMetricResults"])
+    for turn in case["evalMetricResultPerInvocation"]:
+        turn["evalMetricResults"] = keep(turn["evalMetricResults"])
+    return case
+
+
+def _reason_given_empty(node: Any) -> int:
+    """Every metric result's ``details.reason`` of ``node`` set to ``""`` (Go's zero value, which
+    the model reads as no reason); how many."""
+    count = 0
+    if isinstance(node, dict):
+        details = node.get("details")
+        if isinstance(details, dict) and "metricName" in node:
+            details["reason"] = ""
+            count += 1
+        return count + sum(_reason_given_empty(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_reason_given_empty(v) for v in node)
+    return 0
+
+
+@pytest.mark.parametrize("summary", [True, False])
+@pytest.mark.parametrize("empty_reasons", [False, True])
+def test_a_streamed_run_reads_plain_case_results_as_views_into_the_same_tables(
+    summary, empty_reasons, tmp_path
+):
+    """``load_run`` reads a plain case result as its view (no model) and any other through the
+    model; every table equals the one built from the whole result model. An empty reason (read
+    by the model as none) keeps a case result off the view path."""
+    doc = rich_result().to_wire()
+    go_case = json.loads(GO_RESULT.read_text())["evalCaseResults"][0]
+    doc["evalCaseResults"].append(_without_judge_metrics(go_case))
+    if not summary:
+        del doc["summary"]
+    if empty_reasons:
+        assert _reason_given_empty(doc["evalCaseResults"][-1]) > 0
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(doc, indent=2))
+    streamed = open_result(path)
+    assert streamed is not None
+    views = [streamed.case_view(i) for i in range(len(streamed.texts))]
+    assert views[-1] is None if empty_reasons else views[-1] is not None
+    assert all(v is None for v in views[:-1])  # (judge records under extra keys: models)
+    run, whole = load_run(path), load_run(json.loads(path.read_text()))
+    assert run.record.streaming and not whole.record.streaming
+    for kind in BUILDERS:
+        assert run.record.table(kind).equals(whole.record.table(kind)), kind
+    assert run.result.summary == whole.result.summary
+
+
+@pytest.mark.parametrize("summary", [True, False])
+def test_a_number_beyond_float64_in_a_plain_case_result_is_still_named(summary, tmp_path):
+    """The view path scans no number range (msgspec refuses such a number itself): the case
+    result falls back to the checked reader, whose error names file and JSON path; a session
+    id that merely looks like an exponent (``4e123``) stays on the view path."""
+    doc = json.loads(GO_RESULT.read_text())
+    if not summary:
+        del doc["summary"]
+    case = _without_judge_metrics(doc["evalCaseResults"][0])
+    case["sessionId"] = "0b5f9a62-3c1e-4d7a-9f0e-2a4e123b8d1e"
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(doc, indent=2))
+    streamed = open_result(path)
+    assert streamed is not None and streamed.case_view(0) is not None
+    path.write_text(json.dumps(doc, indent=2).replace('"score": 1,', '"score": 1e999,', 1))
+    streamed = open_result(path)
+    assert streamed is not None and streamed.case_view(0) is None
+    with pytest.raises(FormatError) as info:
+        load_run(path)
+    assert info.value.source == str(path)
+    assert info.value.json_path.startswith("$.evalCaseResults[0].")

@@ -167,3 +167,41 @@ def test_a_streamed_result_keeps_each_case_result_as_its_compact_text(tmp_path):
     assert len(cases) > 1
     assert streamed.texts == [msgspec.json.format(r, indent=-1) for r in cases]
     assert [json.loads(t) for t in streamed.texts] == BASE["evalCaseResults"]
+
+
+def _respelled(node: Any) -> Any:
+    """``node`` with every key in upper case (Go's decoder matches keys ignoring case)."""
+    if isinstance(node, dict):
+        return {k.upper(): _respelled(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_respelled(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("summary", [True, False])
+def test_a_streamed_case_result_is_folded_when_its_keys_are_spelled_otherwise(summary, tmp_path):
+    """Folding is skipped only for bytes that show it would change nothing: a case result
+    (and a case summary) whose keys are spelled in another case reads as the file's model
+    reader reads it, beside one written in the wire spelling."""
+    doc = copy.deepcopy(BASE)
+    if not summary:
+        del doc["summary"]
+    case = doc["evalCaseResults"][1] = _respelled(doc["evalCaseResults"][1])
+    case["runId"] = case.pop("RUNID")  # (the splitter reads runIds by their wire key)
+    if summary:
+        doc["summary"]["evalCaseSummaries"][0] = _respelled(doc["summary"]["evalCaseSummaries"][0])
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(doc, indent=2))
+    streamed = open_result(path)
+    assert streamed is not None
+    whole = ae.load_result(path)
+    assert whole.eval_case_results is not None
+    got = [streamed.case_result(i) for i in range(len(streamed.texts))]
+    assert got == whole.eval_case_results
+    assert got[1].eval_id == BASE["evalCaseResults"][1]["evalId"]
+    assert got[1].overall_eval_metric_results
+    if summary:
+        assert whole.summary is not None
+        assert list(streamed.case_summaries()) == whole.summary.eval_case_summaries
+    cases = ae.load_run(path).cases_df(backend="polars")
+    assert cases["eval_id"].to_list() == [c["evalId"] for c in BASE["evalCaseResults"]]

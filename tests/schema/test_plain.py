@@ -11,8 +11,16 @@ import orjson
 import pytest
 from pydantic import Field
 
-from agenteval_nb.schema import EvalCase, Invocation, Message, WireModel
-from agenteval_nb.schema.plain import view, wire_of
+from agenteval_nb.schema import (
+    EvalCase,
+    EvalMetricResultDetails,
+    EvalSet,
+    Invocation,
+    Message,
+    MetricSummary,
+    WireModel,
+)
+from agenteval_nb.schema.plain import view, view_class, wire_of
 
 TURN = {
     "invocationId": "i-1",
@@ -96,3 +104,32 @@ def test_a_field_never_written_is_not_plain_when_given():
     assert wire_of(view(_WithSecret, {"name": "m"})) == {"name": "m"}
     assert view(_WithSecret, {"name": "m", "secret": "s"}) is None
     assert _WithSecret.model_validate({"name": "m", "secret": "s"}).to_wire() == {"name": "m"}
+
+
+@pytest.mark.parametrize(
+    ("cls", "data", "plain"),
+    [
+        (EvalMetricResultDetails, {"reason": "differs", "score": 0}, True),
+        (EvalMetricResultDetails, {"score": 1}, True),
+        (EvalMetricResultDetails, {"reason": ""}, False),  # read as no reason, never written
+        (MetricSummary, {"metricName": "m", "averageScore": 0.5}, True),
+        (MetricSummary, {"metricName": "m", "averageScore": 0}, False),  # Go's omitempty
+        (EvalSet, {"evalSetId": "s", "evalCases": []}, True),
+        (EvalSet, {"evalSetId": "s", "evalCases": None}, False),  # read as []: written so
+    ],
+)
+def test_a_value_a_before_validator_or_omitempty_would_change_is_not_plain(cls, data, plain):
+    """A field with a ``before`` validator takes what it leaves as it is; a model that leaves
+    out zero values takes none of them. Whatever is plain is written back as its view."""
+    seen = view(cls, data)
+    assert (seen is not None) == plain
+    if plain:
+        assert orjson.dumps(wire_of(seen)) == _written(cls, data)
+    else:
+        assert cls.model_validate(data).model_dump(by_alias=True, exclude_none=True) != data
+
+
+def test_a_view_made_in_code_is_held_to_the_same_rule():
+    with pytest.raises(ValueError, match="reason"):
+        view_class(EvalMetricResultDetails)(reason="")
+    assert view_class(EvalMetricResultDetails)(reason="x").reason == "x"
