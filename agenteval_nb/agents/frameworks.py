@@ -6,8 +6,10 @@ read here: the wire recorder captures it the same way for every framework
 (:mod:`agenteval_nb.agents.capture`). Each way keeps the framework's own memory of a case's
 earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
 
-* **LangGraph** (a compiled graph: ``get_graph`` and ``ainvoke``): ``{"messages": [...]}`` with
-  ``config={"configurable": {"thread_id": <session>}}``; a graph with a checkpointer keeps the
+* **LangGraph** (a compiled graph: ``get_graph`` and ``invoke``): ``graph.invoke({"messages":
+  [...]}, config={"configurable": {"thread_id": <session>}})`` in a worker thread — the sync
+  path, because LangChain caches its async HTTP client per process, bound to the event loop of
+  the first evaluation that used it; a graph with a checkpointer keeps the
   thread itself and gets the new user message only, one without gets the session's messages
   so far plus the new one. Answer: the text of the last message.
 * **OpenAI Agents SDK** (``agents.Agent``): ``Runner.run(agent, items)`` where ``items`` is the
@@ -89,9 +91,10 @@ def message_text(message: Any) -> str:
 async def _langgraph(graph: Any, turn: Turn, memory: SessionMemory) -> Any:
     config = {"configurable": {"thread_id": turn.session_id}}
     if getattr(graph, "checkpointer", None) is not None:
-        return await graph.ainvoke({"messages": [("user", turn.text)]}, config=config)
+        return await run_blocking(graph.invoke, {"messages": [("user", turn.text)]}, config=config)
     history = memory.get(turn, [])
-    result = await graph.ainvoke({"messages": [*history, ("user", turn.text)]}, config=config)
+    state = {"messages": [*history, ("user", turn.text)]}
+    result = await run_blocking(graph.invoke, state, config=config)
     memory.put(turn, list(result.get("messages", [])) if isinstance(result, dict) else history)
     return result
 
@@ -134,7 +137,7 @@ def _attribute_output(name: str) -> Output:
 
 WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     (
-        lambda o: hasattr(o, "get_graph") and hasattr(o, "ainvoke"),
+        lambda o: hasattr(o, "get_graph") and hasattr(o, "invoke"),
         Way("langgraph", _langgraph, _langgraph_output),
     ),
     (
