@@ -146,18 +146,29 @@ def _recordable(request: Any) -> str | None:
 # -- the hooks -------------------------------------------------------------------------------
 
 
+class _Copy:
+    """What the sync and async stream copies share: the chunks read so far, and the end of the
+    stream handled once (read whole, or closed early)."""
+
+    def __init__(self, inner: Any, exchange: Exchange, content_type: str) -> None:
+        self._inner = inner
+        self._exchange = exchange
+        self._type = content_type
+        self._chunks: list[bytes] = []
+        self._done = False
+
+    def _end(self, *, consumed: bool) -> None:
+        if self._done:
+            return
+        self._done = True
+        _end_stream(self._exchange, b"".join(self._chunks), self._type, consumed)
+
+
 def _sync_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any]:
     base = library.SyncByteStream
 
-    class TeeStream(base):  # type: ignore[misc,valid-type]
+    class TeeStream(_Copy, base):  # type: ignore[misc,valid-type]
         """The caller's byte stream, copied as it is read."""
-
-        def __init__(self, inner: Any, exchange: Exchange, content_type: str) -> None:
-            self._inner = inner
-            self._exchange = exchange
-            self._type = content_type
-            self._chunks: list[bytes] = []
-            self._done = False
 
         def __iter__(self) -> Iterator[bytes]:
             for chunk in self._inner:
@@ -168,12 +179,6 @@ def _sync_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any]
         def close(self) -> None:
             self._end(consumed=False)
             self._inner.close()
-
-        def _end(self, *, consumed: bool) -> None:
-            if self._done:
-                return
-            self._done = True
-            _end_stream(self._exchange, b"".join(self._chunks), self._type, consumed)
 
     def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         rec, how = attribution.resolve()
@@ -196,15 +201,8 @@ def _sync_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any]
 def _async_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any]:
     base = library.AsyncByteStream
 
-    class AsyncTeeStream(base):  # type: ignore[misc,valid-type]
+    class AsyncTeeStream(_Copy, base):  # type: ignore[misc,valid-type]
         """The caller's async byte stream, copied as it is read."""
-
-        def __init__(self, inner: Any, exchange: Exchange, content_type: str) -> None:
-            self._inner = inner
-            self._exchange = exchange
-            self._type = content_type
-            self._chunks: list[bytes] = []
-            self._done = False
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             async for chunk in self._inner:
@@ -215,12 +213,6 @@ def _async_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any
         async def aclose(self) -> None:
             self._end(consumed=False)
             await self._inner.aclose()
-
-        def _end(self, *, consumed: bool) -> None:
-            if self._done:
-                return
-            self._done = True
-            _end_stream(self._exchange, b"".join(self._chunks), self._type, consumed)
 
     async def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         rec, how = attribution.resolve()
