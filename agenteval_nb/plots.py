@@ -30,6 +30,7 @@ from .analysis.experiment import (
 )
 from .analysis.paired import Comparison
 from .analysis.passk import num_runs, pass_at_k_frame
+from .analysis.power import Measure, cases_for, paired_power, variance_of
 from .analysis.record import HoldsRecord, RunRecord, record_of
 from .analysis.stats import summary_frame
 
@@ -527,4 +528,46 @@ def variant_heatmap(experiment: Experiment, metric: str | None = None) -> Figure
     ax.set_ylabel("case")
     ax.set_title(f"pass rate per case{f' — {metric}' if metric else ''}")
     fig.colorbar(image, ax=ax, label="pass rate over runs")
+    return fig
+
+
+def power_curve(
+    run: Run,
+    metric: str | None = None,
+    delta: float = 0.05,
+    *,
+    num_runs: tuple[int, ...] = (1, 3, 5),
+    alpha: float = 0.05,
+    measure: Measure = "score",
+    other: Run | None = None,
+    correlation: float = 0.0,
+    max_cases: int | None = None,
+) -> Figure:
+    """Power to detect ``delta`` against the number of cases, one line per runs option, from
+    the run's variances (:mod:`~agenteval_nb.analysis.power`); the dotted line is 80 %."""
+    record = record_of(run)
+    names = metric_names({"": record})
+    chosen = metric or (names[0] if names else None)
+    if chosen is None:
+        return _no_data(_figure(), "no metric to plan for")
+    second = record_of(other) if other is not None else None
+    variance = variance_of(record, chosen, measure, other=second, correlation=correlation)
+    if not math.isfinite(variance.between):
+        return _no_data(_figure(), f"{chosen}: {variance.source}")
+    top = max_cases or max(
+        4 * variance.n_cases, *(cases_for(delta, variance.of(k), alpha) for k in num_runs)
+    )
+    cases = np.unique(np.linspace(2, top, 200).round().astype(int))
+    fig = _figure()
+    ax = fig.add_subplot()
+    for k in num_runs:
+        powers = [paired_power(delta, variance.of(k), int(n), alpha) for n in cases]
+        ax.plot(cases, powers, label=f"{k} run(s) per case")
+    ax.axhline(0.8, linestyle=":", color="grey")
+    ax.axvline(variance.n_cases, linestyle="--", color="grey", label="cases in this run")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("cases")
+    ax.set_ylabel(f"power (two-sided, α = {alpha:g})")
+    ax.set_title(f"{chosen}: power to detect Δ = {delta:g} ({measure})")
+    ax.legend(fontsize=8, loc="lower right")
     return fig

@@ -26,18 +26,15 @@ import numpy as np
 import polars as pl
 
 from ..judge.usage import cost_of
+from .case_runs import OVERALL, case_runs
 from .columns import SCHEMAS
 from .frames import frame
 from .headline import case_pass_rate
 from .paired import STATS_SCHEMA, compare_records
 from .passk import num_runs, pass_at_k_cases, pass_hat_k_cases
+from .power import detectable_at
 from .record import HoldsRecord, RunRecord, record_of
 from .stats import summarize_scores, summary_frame, wilson_interval
-
-OVERALL = "overall"
-"""The ``metric_name`` of a variant's row read from the case status."""
-
-_EVALUATED = ("passed", "failed")
 
 LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
     "variant": pl.String(),
@@ -91,12 +88,14 @@ PAIRWISE_SCHEMA: dict[str, pl.DataType] = {
     "variant_a": pl.String(),
     "variant_b": pl.String(),
     **{name: dtype for name, dtype in STATS_SCHEMA.items() if name != "metric_name"},
+    "mde": pl.Float64(),
     "p_holm": pl.Float64(),
     "significant": pl.Boolean(),
 }
 """The statistics of ``compare_records(a, b)`` (:data:`~.paired.STATS_SCHEMA`) per metric and
 pair, with ``p_holm`` (Holm over the pairs of the metric, exact McNemar p; NaN counts as 1) and
-``significant`` (``p_holm < alpha``)."""
+``significant`` (``p_holm < alpha``), and ``mde``: the smallest difference this comparison could
+have detected at 80 % power and level ``alpha`` (:func:`~.power.detectable_at` of ``se``)."""
 
 
 @runtime_checkable
@@ -182,33 +181,6 @@ def metric_names(records: Mapping[str, RunRecord]) -> list[str]:
             if name is not None and name not in names:
                 names.append(name)
     return names
-
-
-def case_runs(record: RunRecord, metric: str) -> pl.DataFrame:
-    """One row per case-run: ``eval_id``, ``run_id``, ``passed`` and ``score`` (null unless
-    evaluated) — of the case status for :data:`OVERALL`, else of ``metric``."""
-    cases = record.table("cases").select(
-        pl.col("eval_id").fill_null(""), pl.col("run_id").fill_null(1), "status", "score"
-    )
-    if metric != OVERALL:
-        rows = (
-            record.table("metrics")
-            .filter(pl.col("metric_name") == metric)
-            .select(
-                pl.col("eval_id").fill_null(""), pl.col("run_id").fill_null(1), "status", "score"
-            )
-            .unique(["eval_id", "run_id"], keep="first", maintain_order=True)
-        )
-        cases = cases.select("eval_id", "run_id").join(
-            rows, on=["eval_id", "run_id"], how="left", maintain_order="left"
-        )
-    evaluated = pl.col("status").is_in(_EVALUATED) & pl.col("score").is_not_nan()
-    return cases.select(
-        "eval_id",
-        "run_id",
-        (pl.col("status") == "passed").fill_null(False).alias("passed"),
-        pl.when(evaluated).then(pl.col("score")).otherwise(None).alias("score"),
-    )
 
 
 def _pass_k(rows: pl.DataFrame, k: int) -> tuple[float, float]:
@@ -429,7 +401,8 @@ def pairwise_frame(
             )
             family.append({**values, "metric_name": name, "variant_a": a, "variant_b": b})
         for row, p in zip(family, holm([_p(r["mcnemar_exact_p"]) for r in family]), strict=True):
-            rows.append({**row, "p_holm": p, "significant": p < alpha})
+            mde = detectable_at(_p(row["se"]), alpha)
+            rows.append({**row, "mde": mde, "p_holm": p, "significant": p < alpha})
     return pl.DataFrame(
         [[row.get(c) for c in PAIRWISE_SCHEMA] for row in rows],
         schema=PAIRWISE_SCHEMA,

@@ -38,6 +38,7 @@ from .agreement import (
     flip_rate,
 )
 from .frames import across_runs_frame
+from .power import cases_needed, detectable_at, minimum_detectable_effect, paired_power, power
 from .record import RunRecord
 
 __all__ = [
@@ -49,18 +50,23 @@ __all__ = [
     "bounded_ci",
     "brier_score",
     "calibration_bins",
+    "cases_needed",
     "cluster_bootstrap_ci",
     "clustered_se",
     "cohen_kappa",
     "cohen_kappa_ci",
+    "detectable_at",
     "expected_calibration_error",
     "fleiss_kappa",
     "flip_rate",
     "mcnemar",
     "mean_se",
+    "minimum_detectable_effect",
     "normal_ci",
     "paired_bootstrap_ci",
     "paired_difference",
+    "paired_power",
+    "power",
     "score_range",
     "summarize_scores",
     "wilson_interval",
