@@ -80,6 +80,11 @@ _EXPORTS: dict[str, str] = {
     "best_of_n": "agenteval_nb.bestofn",
     "best_of_n_async": "agenteval_nb.bestofn",
     "BestOfNResult": "agenteval_nb.bestofn",
+    # live runs
+    "start": "agenteval_nb.live",
+    "watch": "agenteval_nb.live",
+    "LiveRun": "agenteval_nb.live",
+    "WatchedRun": "agenteval_nb.live",
     # inspection and reports
     "inspect": "agenteval_nb.views",
     "export_html": "agenteval_nb.views",

@@ -16,7 +16,7 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
-from .analysis.record import RecordBuilder
+from .analysis.record import RecordBuilder, RunRecord
 from .analysis.reviews import keep_marks_in_store
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
@@ -24,6 +24,8 @@ from .engine.executor import CaseExecutor
 from .engine.inference import AgentSetup, close_agents, describe_agent_secrets
 from .engine.options import (
     EngineOptions,
+    RunObserver,
+    RunPlan,
     case_executor,
     case_id_list,
     positive_int,
@@ -83,6 +85,7 @@ async def evaluate_async(
     judge_timeout: float | None = 180.0,
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
+    observer: RunObserver | None = None,
 ) -> EvalRun:
     """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun` (awaitable).
 
@@ -128,7 +131,9 @@ async def evaluate_async(
     ``{model: (input $/1M, output $/1M)}``.
 
     Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars
-    (a str: bars labelled with it, as ``ae.experiment`` labels each variant's).
+    (a str: bars labelled with it, as ``ae.experiment`` labels each variant's); ``observer``
+    watches the run as it goes (:class:`~agenteval_nb.engine.options.RunObserver`: ``ae.start``
+    passes one that journals each finished case-run and stops starting new ones on cancel).
     """
     # the keywords, checked (nothing is opened yet)
     sets = _sources(evalset)
@@ -158,6 +163,15 @@ async def evaluate_async(
     label = progress if isinstance(progress, str) else ""
     bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
     builder = RecordBuilder(metric_list)
+    if observer is not None:
+        plan = RunPlan(
+            sets[0].header.eval_set_id,
+            num_runs,
+            None if ids is None else tuple(ids),
+            tuple(m.metric_name for m in metric_list),
+            total,
+        )
+        observer.begin(plan)
     options = EngineOptions(
         registry=registry,
         context=context,
@@ -173,7 +187,8 @@ async def evaluate_async(
         on_case_inferred=bars.case_inferred,
         agents=agents,
         executor=where,
-        sink=builder,
+        sink=builder if observer is None else observer.sink(builder),
+        admit=None if observer is None else observer.admit,
     )
     # the run, then the EvalRun
     try:
@@ -226,14 +241,28 @@ def evaluation_run(
         run.info["expected_agent"] = agent_name(agents.expected_agent)
     if agents.usage:
         run.info["agent_usage"] = dict(agents.usage)
+    saved_id = save_run(record, results_dir, result_store, out.app_name)
+    if saved_id is not None:
+        run.info["saved_result_id"] = saved_id
+    return run
+
+
+def save_run(
+    record: RunRecord,
+    results_dir: str | os.PathLike[str] | None,
+    result_store: Any,
+    app_name: str,
+) -> str | None:
+    """Save ``record`` to ``result_store`` (or a local store in ``results_dir``); its id, or
+    None when neither is given. Marks set on the run later are kept beside it."""
     if results_dir is not None and result_store is None:
         result_store = LocalResultStore(Path(results_dir))
-    if result_store is not None:
-        saved_id = record.save_to(result_store, out.app_name)
-        run.info["saved_result_id"] = saved_id
-        if isinstance(result_store, ResultStore):
-            keep_marks_in_store(record, result_store, out.app_name, saved_id)
-    return run
+    if result_store is None:
+        return None
+    saved_id: str = record.save_to(result_store, app_name)
+    if isinstance(result_store, ResultStore):
+        keep_marks_in_store(record, result_store, app_name, saved_id)
+    return saved_id
 
 
 def _case_count(run_sets: Sequence[CaseSource], case_ids: Sequence[str] | None) -> int:

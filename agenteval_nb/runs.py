@@ -16,7 +16,7 @@ import html
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Protocol, overload, runtime_checkable
 
 import polars as pl
 
@@ -127,14 +127,24 @@ RunLike = EvalRun | EvalSetResult | Mapping[str, Any] | str | os.PathLike[str]
 """What :func:`load_run` and every function taking a run accept."""
 
 
+@runtime_checkable
+class HoldsSnapshot(Protocol):
+    """A run still going on (``ae.start``, ``ae.watch``): taken as what finished so far."""
+
+    def snapshot(self) -> EvalRun: ...
+
+
 def as_run(value: Any, what: str = "this function") -> EvalRun:
     """``value`` as one :class:`EvalRun`, with a summary: an ``EvalRun`` (itself when it has a
-    consistent summary), an ``EvalSetResult``, a result dict, JSON text, a result file, or a
-    folder / :class:`RunCollection` holding exactly one result.
+    consistent summary), a live run's snapshot (:class:`HoldsSnapshot`), an ``EvalSetResult``,
+    a result dict, JSON text, a result file, or a folder / :class:`RunCollection` holding
+    exactly one result.
 
     Anything else is a ``TypeError`` naming ``what`` and the accepted kinds; a folder with
     several results is a ``TypeError`` listing their keys.
     """
+    if isinstance(value, HoldsSnapshot):
+        value = value.snapshot()
     if isinstance(value, EvalRun) and value.header.summary is not None:
         if not value.streaming:  # a streamed run was checked when it was built
             check_runs(value.result, "<EvalRun>")

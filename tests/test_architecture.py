@@ -59,7 +59,11 @@ LAYERS: list[tuple[set[str], str]] = [
         {"api", "views"},
         "ae.evaluate returns an EvalRun; ae.compare/export_html/inspect coerce once",
     ),
-    ({"experiments"}, "ae.experiment: variants evaluated with ae.evaluate, side by side"),
+    (
+        {"experiments", "live"},
+        "ae.experiment: variants evaluated with ae.evaluate, side by side; ae.start: one"
+        " evaluation in the background, journalled, cancelled, resumed",
+    ),
     ({"bestofn", "demo"}, "best-of-n and the demo call ae.evaluate"),
     ({"cli"}, "the agenteval command: every door"),
     ({"__main__"}, "python -m agenteval_nb"),

@@ -309,6 +309,12 @@ class RecordBuilder:
         self._read_texts = False  # a text was handed in (read from a file), not encoded here
         self._plain: set[int] = set()  # positions of texts the bulk path wrote
         self._pending_plain = 0  # of them, in the batch
+        self._listeners: list[Callable[[list[tuple[int, bytes]]], None]] = []
+
+    def listen(self, listener: Callable[[list[tuple[int, bytes]]], None]) -> None:
+        """Call ``listener`` with each batch's ``(position, case result text)`` as it is
+        encoded (a live run journals them: no second encoding)."""
+        self._listeners.append(listener)
 
     def add(self, position: int, case: EvalCase | None, result: EvalCaseResult) -> None:
         self.add_text(position, case, result, None)
@@ -336,6 +342,11 @@ class RecordBuilder:
         if len(self._pending) >= (max(self.batch, self.BULK_BATCH) if encoded else self.batch):
             self._flush()
 
+    def flush(self) -> None:
+        """Encode the results added so far and run the builders over them (a partial batch:
+        a live run does it every fraction of a second, so that what finished is journalled)."""
+        self._flush()
+
     def _flush(self) -> None:
         """Encode the batch's new results and run the frame builders over the batch."""
         if not self._pending:
@@ -345,6 +356,10 @@ class RecordBuilder:
         encoded = iter(case_result_texts(fresh))
         for position, _, _, text in self._pending:
             self._texts[position] = text if text is not None else next(encoded)
+        if self._listeners:
+            batch = [(position, self._texts[position]) for position, _, _, _ in self._pending]
+            for listener in self._listeners:
+                listener(batch)
         cases = [c for _, c, _, _ in self._pending if c is not None]
         part = TableInput(
             result=EvalSetResult.model_construct(eval_case_results=results),

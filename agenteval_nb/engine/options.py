@@ -54,6 +54,29 @@ class TextSink(ResultSink, Protocol):
     ) -> None: ...
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """What an evaluation is about to run: told to its observer before any case starts."""
+
+    eval_set_id: str
+    num_runs: int
+    case_ids: tuple[str, ...] | None
+    metrics: tuple[str, ...]
+    total: int
+    """Case-runs over all runs."""
+
+
+class RunObserver(Protocol):
+    """Watches an evaluation as it goes (``ae.start``): told its plan first (it may refuse it
+    by raising), it wraps the result sink and decides which case-runs start."""
+
+    def begin(self, plan: RunPlan) -> None: ...
+
+    def sink(self, inner: ResultSink) -> ResultSink: ...
+
+    def admit(self, run_id: int, eval_id: str) -> bool: ...
+
+
 def uuid_session_id() -> str:
     """The default session id of a case in a run: a fresh uuid4 (SPEC §8.3)."""
     return str(uuid.uuid4())
@@ -66,7 +89,9 @@ class EngineOptions:
     Values are taken as given: check them with the helpers of this module first.
     ``on_case_inferred`` / ``on_case_done`` are progress hooks called once per case after its
     inference / its evaluation; ``sink`` receives the case results (None: the engine collects
-    them into the returned result); ``executor`` None runs the cases in this process.
+    them into the returned result); ``executor`` None runs the cases in this process;
+    ``admit(run_id, eval_id)`` is asked before a case-run starts — False leaves it out of the
+    run (``ae.start``: cancelled, or finished before a resume).
     """
 
     registry: Registry
@@ -84,6 +109,7 @@ class EngineOptions:
     agents: AgentSetup = field(default_factory=AgentSetup)
     executor: CaseExecutor | None = None
     sink: ResultSink | None = None
+    admit: Callable[[int, str], bool] | None = None
 
 
 def positive_int(name: str, value: Any) -> int:

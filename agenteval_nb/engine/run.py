@@ -287,7 +287,8 @@ async def run_one(evaluation: Evaluation, run_id: int, source: CaseSource, offse
         if _has(options.callbacks, *_BETWEEN_PHASES):
             results = await infer_all_then_evaluate(run, pool)
         else:
-            results = await _each_case(run, infer_then_evaluate, range(len(selected)), pool)
+            stage = _admitted(run, infer_then_evaluate)
+            results = await _each_case(run, stage, range(len(selected)), pool)
         await fire_or_fail(run, "evaluate", CallbackPoint.AFTER_EVALUATE_SET, result=results)
     finally:
         if runner is not None:
@@ -297,11 +298,34 @@ async def run_one(evaluation: Evaluation, run_id: int, source: CaseSource, offse
 async def infer_all_then_evaluate(run: RunState, pool: int) -> list[EvalCaseResult]:
     """The composition for callbacks between the phases: every case's inference, then
     AfterInferenceSet and BeforeEvaluateSet, then every evaluation."""
-    inferred = await map_bounded(range(len(run.selected)), partial(infer_stage, run), pool)
+    infer = _admitted(run, infer_stage)
+    inferred = [
+        each
+        for each in await map_bounded(range(len(run.selected)), partial(infer, run), pool)
+        if each is not None
+    ]
     inferences = [each.inference for each in inferred if isinstance(each, Inferred)]
     await fire_or_fail(run, "inference", CallbackPoint.AFTER_INFERENCE_SET, result=inferences)
     await fire_or_fail(run, "evaluate", CallbackPoint.BEFORE_EVALUATE_SET)
     return await _each_case(run, evaluate_stage, inferred, pool)
+
+
+def _admitted(
+    run: RunState, stage: Callable[[RunState, int], Awaitable[T]]
+) -> Callable[[RunState, int], Awaitable[T | None]]:
+    """``stage`` for case-runs the options' ``admit`` lets start (all without one); a case-run
+    left out is absent from the run: no result, no outcome."""
+    admit = run.evaluation.options.admit
+    if admit is None:
+        return stage
+    eval_ids = run.source.eval_ids
+
+    async def admitted(run: RunState, index: int) -> T | None:
+        if not admit(run.run_id, eval_ids[run.selected[index]]):
+            return None
+        return await stage(run, index)
+
+    return admitted
 
 
 async def _each_case(

@@ -1,0 +1,235 @@
+"""Live runs (ae.start / ae.watch): the run fills while it goes, cancel keeps what finished,
+a killed run leaves a journal that resume finishes without running a finished case twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import agenteval_nb as ae
+from agenteval_nb.errors import ConfigError
+from agenteval_nb.live.journal import journal_path, read_journal
+from agenteval_nb.stores.local import LocalResultStore
+
+METRICS = [
+    {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+    }
+]
+CASES = 12
+
+
+def evalset(n: int = CASES) -> dict:
+    return {
+        "evalSetId": "live",
+        "evalCases": [
+            {
+                "evalId": f"c{i:02d}",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [
+                    {
+                        "userContent": {"role": "user", "content": f"q{i}"},
+                        "finalResponse": {"role": "assistant", "content": f"a{i}"},
+                    }
+                ],
+            }
+            for i in range(n)
+        ],
+    }
+
+
+class GatedAgent:
+    """Answers ``a<i>`` (``c03`` answers wrong) once the test lets it; counts its calls."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Semaphore(0)
+        self.calls: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        assert self.gate.acquire(timeout=30), "the test never let the agent answer"
+        self.calls.append(text)
+        return "wrong" if text == "q3" else "a" + text[1:]
+
+
+def wait_for(predicate, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.02)
+
+
+def done(live) -> int:
+    return len(live.snapshot().record.table("cases"))
+
+
+def test_a_live_run_fills_and_ends_as_evaluate_does(tmp_path):
+    agent = GatedAgent()
+    live = ae.start(evalset(), METRICS, agent=agent, results_dir=tmp_path, case_parallelism=1)
+    assert live.state == "running" and done(live) == 0  # returned at once
+    for _ in range(4):
+        agent.gate.release()
+    wait_for(lambda: done(live) == 4)
+    assert "4/12 case-runs done" in repr(live)
+    assert "passed 3 of 4 finished case-runs (75%)" in repr(live)
+    for _ in range(CASES):
+        agent.gate.release()
+    run = live.result(timeout=60)
+    assert live.state == "finished"
+    reference = ae.evaluate(
+        evalset(), METRICS, agent=lambda t: "wrong" if t == "q3" else "a" + t[1:], progress=False
+    )
+    assert run.cases_df()[["eval_id", "status"]].equals(reference.cases_df()[["eval_id", "status"]])
+    journal = read_journal(journal_path(tmp_path))
+    assert journal.end == "finished" and journal.result_id == run.info["saved_result_id"]
+    assert len(journal.texts) == CASES
+    saved = ae.load_run(LocalResultStore(tmp_path), "app", journal.result_id)
+    assert saved.cases_df()[["eval_id", "status"]].equals(run.cases_df()[["eval_id", "status"]])
+
+
+def test_cancel_keeps_the_finished_cases_and_says_the_run_is_partial(tmp_path):
+    agent = GatedAgent()
+    live = ae.start(evalset(), METRICS, agent=agent, results_dir=tmp_path, case_parallelism=1)
+    for _ in range(3):
+        agent.gate.release()
+    wait_for(lambda: done(live) == 3)
+    live.cancel()
+    agent.gate.release()  # the case-run in flight finishes
+    run = live.result(timeout=60)
+    assert live.state == "cancelled"
+    assert len(run.cases_df()) == 4 and len(agent.calls) == 4
+    assert run.info["partial"] == "cancelled: 4 of 12 case-runs"
+    assert run.header.summary.num_runs == 1 and run.info["summary_computed"]
+    assert read_journal(journal_path(tmp_path)).end == "cancelled"
+
+
+def test_resume_runs_only_what_the_journal_lacks(tmp_path):
+    first = GatedAgent()
+    live = ae.start(
+        evalset(), METRICS, agent=first, results_dir=tmp_path, num_runs=2, case_parallelism=1
+    )
+    for _ in range(5):
+        first.gate.release()
+    wait_for(lambda: done(live) == 5)
+    live.cancel()
+    first.gate.release()
+    live.result(timeout=60)
+    second = GatedAgent()
+    for _ in range(2 * CASES):
+        second.gate.release()
+    run = ae.start(evalset(), METRICS, agent=second, resume=tmp_path, num_runs=2).result(timeout=60)
+    assert len(first.calls) + len(second.calls) == 2 * CASES
+    cases = run.cases_df()
+    assert len(cases) == 2 * CASES
+    assert not cases.duplicated(["eval_id", "run_id"]).any()
+    assert run.info["resumed"] == "6 case-runs from an earlier run"
+    assert "partial" not in run.info
+
+
+def test_resume_refuses_another_evaluation(tmp_path):
+    agent = GatedAgent()
+    for _ in range(CASES):
+        agent.gate.release()
+    ae.start(evalset(), METRICS, agent=agent, results_dir=tmp_path).result(timeout=60)
+    with pytest.raises(
+        ConfigError, match="journals another evaluation \\(num_runs: journal 1, now 3\\)"
+    ):
+        ae.start(evalset(), METRICS, agent=agent, resume=tmp_path, num_runs=3).result(timeout=60)
+
+
+def test_await_a_live_run():
+    async def main():
+        agent = GatedAgent()
+        for _ in range(CASES):
+            agent.gate.release()
+        return await ae.start(evalset(), METRICS, agent=agent)
+
+    run = asyncio.run(main())
+    assert len(run.cases_df()) == CASES
+
+
+def test_watch_follows_a_journal_and_ignores_a_torn_last_line(tmp_path):
+    agent = GatedAgent()
+    live = ae.start(evalset(), METRICS, agent=agent, results_dir=tmp_path, case_parallelism=1)
+    watched = ae.watch(tmp_path)
+    assert len(watched.snapshot().cases_df()) == 0
+    for _ in range(2):
+        agent.gate.release()
+    wait_for(lambda: len(watched.snapshot().cases_df()) == 2)
+    for _ in range(CASES):
+        agent.gate.release()
+    live.result(timeout=60)
+    assert len(watched.result(timeout=10).cases_df()) == CASES
+    assert watched.state == "finished"
+    path = journal_path(tmp_path)
+    with path.open("ab") as handle:
+        handle.write(b'{"position":99,"result":{"evalId":"tor')
+    assert len(ae.watch(tmp_path).snapshot().cases_df()) == CASES
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    import agenteval_nb as ae
+    evalset, metrics, out, calls = sys.argv[1:5]
+
+    def agent(text):
+        with open(calls, "a") as f:
+            f.write(text + "\\n")
+        time.sleep(0.05)
+        return "a" + text[1:]
+
+    ae.start(json.load(open(evalset)), json.load(open(metrics)), agent=agent,
+             results_dir=out, num_runs=2, case_parallelism=2).result()
+    """
+)
+
+
+def test_a_killed_run_leaves_a_journal_that_resume_finishes(tmp_path):
+    (tmp_path / "set.json").write_text(json.dumps(evalset(20)))
+    (tmp_path / "metrics.json").write_text(json.dumps(METRICS))
+    out, calls = tmp_path / "out", tmp_path / "calls.txt"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            SCRIPT,
+            str(tmp_path / "set.json"),
+            str(tmp_path / "metrics.json"),
+            str(out),
+            str(calls),
+        ],
+        env={**os.environ, "PYTHONPATH": str(Path(ae.__file__).parents[1])},
+    )
+    path = journal_path(out)
+    wait_for(lambda: path.exists() and path.read_bytes().count(b"\n") >= 8, timeout=120)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    finished = read_journal(path)
+    assert finished.end is None and 7 <= len(finished.texts) < 40
+    partial = ae.watch(out).snapshot()
+    assert len(partial.cases_df()) == len(finished.texts)  # loadable: what finished
+    counted: list[str] = []
+
+    def agent(text: str) -> str:
+        counted.append(text)
+        return "a" + text[1:]
+
+    run = ae.start(tmp_path / "set.json", METRICS, agent=agent, resume=out, num_runs=2).result(
+        timeout=120
+    )
+    cases = run.cases_df()
+    assert len(cases) == 40 and not cases.duplicated(["eval_id", "run_id"]).any()
+    assert len(counted) == 40 - len(finished.texts)  # no finished case-run ran twice
+    assert (cases["status"] == "passed").all()
