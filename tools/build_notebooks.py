@@ -771,6 +771,103 @@ agreement.table.to_pandas().round(3)""",
 }
 
 
+NOTEBOOKS["11_live_and_power"] = [
+    (
+        "md",
+        "# Live runs and planning\n\nA real evaluation takes minutes: `ae.start` runs it in "
+        "the background and returns at once, so you can read the first results (and mark "
+        "them) while the rest runs, stop it cleanly, and resume what is missing. Then: how "
+        "many cases does a comparison need? Power and sample size for paired differences, "
+        "from the run's own variances.\n\nOffline, as in notebook 06: a scripted agent model "
+        "and the heuristic judge on a loopback server (**neither is an LLM**).",
+    ),
+    NOTEBOOKS["06_run_an_agent"][1],
+    NOTEBOOKS["06_run_an_agent"][3],
+    (
+        "md",
+        "## 1. Start, watch, wait\n\n`ae.start` takes `ae.evaluate`'s keywords. The handle's "
+        "header counts finished case-runs (each run of a case on its own) and estimates the "
+        "time left; `ae.inspect(live)` shows what finished so far. Every finished case-run is "
+        "journalled in `results_dir` within a fifth of a second.",
+    ),
+    (
+        "code",
+        """import tempfile
+
+def sessions(prefix):
+    counter = itertools.count(1)
+    return lambda: f"{prefix}-{next(counter)}"
+
+
+out = Path(tempfile.mkdtemp()) / "live"
+live = ae.start(CASES, METRICS, agent=agent, num_runs=3, cache=False, results_dir=out,
+                session_id_factory=sessions("demo"))
+live""",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+run = live.result()
+print(run.summary_text())""",
+    ),
+    (
+        "md",
+        "Another process (a CLI job, Ray workers) can be followed from its folder: "
+        "`ae.watch(folder)` reads the journal as it grows.",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+watched = ae.watch(out)
+print(watched.state, len(watched.snapshot().cases_df()), "case-runs")""",
+    ),
+    (
+        "md",
+        "## 2. Cancel and resume\n\n`cancel()` starts no new case-run; those running finish "
+        "and are kept, the result says it is partial. `resume=` runs only what the journal "
+        "lacks: no finished case-run runs twice.",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+folder = Path(tempfile.mkdtemp()) / "stopped"
+stopped = ae.start(CASES, METRICS, agent=agent, num_runs=3, cache=False, results_dir=folder,
+                   case_parallelism=1)
+stopped.cancel()
+partial = stopped.result()
+finished_before = len(partial.cases_df())
+whole = ae.start(CASES, METRICS, agent=agent, num_runs=3, cache=False, resume=folder).result()
+print(len(whole.cases_df()), "case-runs;", "each once:",
+      not whole.cases_df().duplicated(["eval_id", "run_id"]).any())""",
+    ),
+    (
+        "md",
+        "## 3. How many cases?\n\nThe power of a paired comparison of this size to see a "
+        "difference of 0.1 in the mean score, the smallest difference it could see (`mde`, at "
+        "80 % power), and the cases needed per number of runs. The model and formulas: "
+        "`docs/statistics.md`; no credit is taken for the pairing unless you say how "
+        "correlated two agents' case scores are (`correlation=`).",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+ae.stats.power(run, "final_response_avg_score", 0.1)[
+    ["metric_name", "n_cases", "num_runs", "power", "mde", "icc"]].round(3)""",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+ae.stats.cases_needed(run, 0.1, metric="final_response_avg_score", num_runs=[1, 3, 5],
+                      correlation=0.5)[["num_runs", "n_cases", "power", "sd_diff"]].round(3)""",
+    ),
+    (
+        "code",
+        'ae.plots.power_curve(run, "final_response_avg_score", 0.1, num_runs=(1, 3, 5))',
+    ),
+    ("code", "server.stop()"),
+]
+
+
 def build(name: str, cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
     nb = new_notebook()
     nb.metadata["kernelspec"] = {

@@ -180,7 +180,9 @@ def progress_line(progress: Progress, state: str) -> str:
         head = progress.entries.head
         new_done = progress.new_done
         errors = progress.errors
-    total = head.total if head is not None else 0
+    if head is None:
+        return f"{state} · starting (the evaluation is being planned)"
+    total = head.total
     done = len(statuses)
     counts = {s: statuses.count(s) for s in ("passed", "failed", "not_evaluated")}
     end = progress.finished_at or time.monotonic()
