@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from . import report, widgets
 from .analysis.experiment import HoldsRecords
@@ -58,6 +58,17 @@ def export_html(
     return report.export_html(record, path, title=title, max_cases=max_cases)
 
 
+@runtime_checkable
+class Growing(Protocol):
+    """A run still going on (``ae.start``, ``ae.watch``): its snapshot grows; one started here
+    can also be cancelled (``cancel``)."""
+
+    def snapshot(self) -> Any: ...
+    def version(self) -> int: ...
+    def progress_text(self) -> str: ...
+    def done(self) -> bool: ...
+
+
 def inspect(
     run_or_comparison: Any,
     *,
@@ -71,11 +82,25 @@ def inspect(
     Takes a run — anything :func:`~agenteval_nb.runs.load_run` accepts — or a comparison from
     ``ae.compare(a, b)`` (the runs come from the comparison or from ``run_a``/``run_b``), or a
     pair ``(run_a, run_b)``, compared first, or an experiment (``ae.experiment``): its
-    leaderboard over the comparison inspector of two chosen variants. Anything else is a
+    leaderboard over the comparison inspector of two chosen variants, or a live run
+    (``ae.start``): its table grows as case-runs land, with a stop button. Anything else is a
     ``TypeError``.
     """
     if isinstance(run_or_comparison, HoldsRecords):
         return widgets.inspect_experiment(run_or_comparison, page_size=page_size)
+    if isinstance(run_or_comparison, Growing):
+        live = run_or_comparison
+        view = widgets.inspect_live(
+            lambda: as_run(live, "ae.inspect").record,
+            live.version,
+            live.progress_text,
+            live.done,
+            getattr(live, "cancel", None),
+            page_size=page_size,
+        )
+        if case is not None:
+            view.select(*widgets.case_key(case))
+        return view
     if isinstance(run_or_comparison, tuple) and len(run_or_comparison) == 2:
         run_or_comparison = compare(*run_or_comparison)
     if isinstance(run_or_comparison, Comparison):

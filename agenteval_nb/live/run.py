@@ -31,6 +31,7 @@ import contextvars
 import html
 import math
 import os
+import tempfile
 import threading
 import time
 import uuid
@@ -43,6 +44,7 @@ from ..api import evaluate_async, save_run
 from ..engine.options import ResultSink, RunPlan
 from ..errors import ConfigError
 from ..evalrun import EvalRun
+from ..io.reviews import merge_marks, read_marks
 from ..runs import load_run
 from ..schema import EvalCase, EvalCaseResult
 from .journal import (
@@ -57,6 +59,9 @@ from .journal import (
 
 FLUSH_EVERY_S = 0.2
 """The longest a finished case-run waits before it is journalled (and shown)."""
+REVIEW_NAME = "live.review.json"
+"""Where marks set on a live run's snapshots are kept until the run ends (then they move to
+where the final run's marks live)."""
 FLUSH_BATCH = 256
 """Case-runs journalled at once when they finish faster than that."""
 
@@ -82,6 +87,8 @@ class Progress:
         self.new_done = 0
         self.lock = threading.Lock()
         self._builder: Any = None
+        home = results_dir or Path(tempfile.mkdtemp(prefix="agenteval-live-"))
+        self.review_file = home / REVIEW_NAME
         self._flush_scheduled = False
         self._pending = 0
 
@@ -170,7 +177,9 @@ def snapshot_of(progress: Progress, result_id: str = "live") -> EvalRun:
     """The run of the case-runs journalled so far (summary computed over them)."""
     with progress.lock:
         text = result_text(progress.entries, result_id)
-    return load_run(text.decode("utf-8"))  # type: ignore[return-value]
+    run: EvalRun = load_run(text.decode("utf-8"))  # type: ignore[assignment]
+    run.record.info["review_file"] = str(progress.review_file)
+    return run
 
 
 def progress_line(progress: Progress, state: str) -> str:
@@ -243,6 +252,14 @@ class LiveRun:
             self.future.exception()  # wait: what finished is saved
             raise
 
+    def version(self) -> int:
+        """Grows when more case-runs were journalled, and once more when the run ended."""
+        with self.progress.lock:
+            return len(self.progress.entries.texts) + self.future.done()
+
+    def progress_text(self) -> str:
+        return progress_line(self.progress, self.state)
+
     def __await__(self) -> Generator[Any, None, EvalRun]:
         return asyncio.wrap_future(self.future).__await__()
 
@@ -267,6 +284,7 @@ class WatchedRun:
     def __init__(self, results_dir: Path) -> None:
         self.path = journal_path(results_dir)
         self.progress = Progress(None, None)
+        self.progress.review_file = Path(results_dir) / REVIEW_NAME  # the writer's
         self._offset = 0
         self._line = 1
         self.refresh()
@@ -287,6 +305,16 @@ class WatchedRun:
     def state(self) -> str:
         self.refresh()
         return self.progress.entries.end or "running"
+
+    def version(self) -> int:
+        self.refresh()
+        return len(self.progress.entries.texts) + (self.progress.entries.end is not None)
+
+    def progress_text(self) -> str:
+        return progress_line(self.progress, self.state)
+
+    def done(self) -> bool:
+        return self.state != "running"
 
     def snapshot(self) -> EvalRun:
         self.refresh()
@@ -318,7 +346,7 @@ def _final(progress: Progress, engine_run: EvalRun) -> EvalRun:
     head = progress.entries.head
     whole = head is not None and len(progress.entries.texts) == head.total
     if not progress.earlier and whole:
-        return engine_run
+        return _with_live_marks(engine_run, progress)
     run = snapshot_of(progress, engine_run.header.eval_set_result_id or str(uuid.uuid4()))
     run.app_name = engine_run.app_name
     run.info.update({k: v for k, v in engine_run.info.items() if k != "summary_computed"})
@@ -327,6 +355,14 @@ def _final(progress: Progress, engine_run: EvalRun) -> EvalRun:
     if not whole:
         total = head.total if head is not None else 0
         run.info["partial"] = f"cancelled: {len(progress.entries.texts)} of {total} case-runs"
+    run.record.info.pop("review_file", None)
+    return _with_live_marks(run, progress)
+
+
+def _with_live_marks(run: EvalRun, progress: Progress) -> EvalRun:
+    """``run`` holding the marks set during the run (saving it moves them beside it)."""
+    if progress.review_file.exists():
+        run.record.marks = merge_marks(run.record.marks, read_marks(progress.review_file))
     return run
 
 

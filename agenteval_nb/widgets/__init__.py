@@ -92,10 +92,18 @@ def inspect_experiment(experiment: Any, *, page_size: int = PAGE_SIZE) -> Any:
     return build(experiment, page_size=page_size)
 
 
+def inspect_live(*callables: Any, page_size: int = PAGE_SIZE) -> Any:
+    """The inspector of a run still going on (:func:`.live.inspect_live`): ``snapshot,
+    version, progress, done, cancel`` callables; the table grows as case-runs land."""
+    from .live import inspect_live as build
+
+    return build(*callables, page_size=page_size)
+
+
 def __getattr__(name: str) -> Any:
     if name == "MasterDetail":
         return importlib.import_module(".master", __name__).MasterDetail
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["PAGE_SIZE", "MasterDetail", "case_key", "inspect", "inspect_experiment"]
+__all__ = ["PAGE_SIZE", "MasterDetail", "case_key", "inspect", "inspect_experiment", "inspect_live"]

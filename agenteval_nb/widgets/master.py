@@ -120,6 +120,14 @@ def sort_options(columns: Sequence[TableColumn]) -> list[tuple[str, str]]:
     return [*SORT_OPTIONS, *extra]
 
 
+def _keep_options(dropdown: Any, options: list[tuple[str, Any]]) -> None:
+    """New options for ``dropdown``, its value kept (it only grows: a live run's snapshots)."""
+    if list(dropdown.options) != options:
+        value = dropdown.value
+        dropdown.options = options
+        dropdown.value = value if value in [v for _label, v in options] else options[0][1]
+
+
 class MasterDetail(w.VBox):
     """Filters, a sortable paginated table and a detail pane over a :class:`Source` — an
     ``ipywidgets.VBox``.
@@ -193,7 +201,7 @@ class MasterDetail(w.VBox):
             )
         )
         self.detail.add_class("ae-detail")
-        header = w.HTML(detail_html(Markup("<b>{}</b> {}").format(title, flags)))
+        self.header = header = w.HTML(detail_html(Markup("<b>{}</b> {}").format(title, flags)))
         pager = w.HBox([self.prev_button, self.page_label, self.next_button])
         master = w.VBox(
             [self.table, pager],
@@ -268,6 +276,34 @@ class MasterDetail(w.VBox):
         self.items = self.ordered(self._filtered(self.sort), self.sort)
         self.table.focus_metric = self.filters.metric.value
         self.go_to_page(0)
+
+    def replace_source(self, source: Source, title: str | None = None) -> None:
+        """Show ``source`` in place of the current one (a live run's newer snapshot): the
+        filters, search, sort and the selected item stay (its page is shown)."""
+        item = self.selected
+        key = None if item is None else self.source.key(item)
+        page = self.page
+        self.source = source
+        self._cache.clear()
+        if title is not None:
+            self.title = title
+            self.header.value = detail_html(Markup("<b>{}</b> {}").format(title, self.flags))
+        self._busy = True
+        try:
+            _keep_options(
+                self.filters.metric, [("all metrics", "")] + [(m, m) for m in source.metric_names()]
+            )
+            _keep_options(
+                self.filters.run, [("all runs", 0)] + [(f"run {r}", r) for r in source.run_ids()]
+            )
+        finally:
+            self._busy = False
+        self.items = self.ordered(self._filtered(self.sort), self.sort)
+        index = None if key is None else self._find(*key)
+        if index is None:
+            self.go_to_page(page)
+        else:
+            self.go_to_page(index // self.page_size, index % self.page_size)
 
     def _filtered(self, sort: str) -> list[Any]:
         own = {value for _label, value in SORT_OPTIONS}

@@ -233,3 +233,38 @@ def test_a_killed_run_leaves_a_journal_that_resume_finishes(tmp_path):
     assert len(cases) == 40 and not cases.duplicated(["eval_id", "run_id"]).any()
     assert len(counted) == 40 - len(finished.texts)  # no finished case-run ran twice
     assert (cases["status"] == "passed").all()
+
+
+def test_the_live_inspector_grows_keeps_marks_and_stops_the_run(tmp_path):
+    """Driven by hand (no running loop here): each update shows what finished; a mark set
+    during the run is kept where the final run's marks live; stop cancels the run."""
+    agent = GatedAgent()
+    live = ae.start(evalset(), METRICS, agent=agent, results_dir=tmp_path, case_parallelism=1)
+    view = ae.inspect(live, page_size=5)
+    assert len(view.items) == 0
+    for _ in range(3):
+        agent.gate.release()
+    wait_for(lambda: live.version() == 3)
+    view.filters.search.value = "c0"
+    assert view.update() and len(view.items) == 3 and view.updates == 1
+    view.select("c01", 1)
+    view.mark_selected("fail", "wrong city")
+    agent.gate.release()
+    wait_for(lambda: live.version() == 4)
+    view.update()
+    assert len(view.items) == 4 and view.source.key(view.selected) == ("c01", 1)
+    assert view.filters.search.value == "c0"  # filters stay
+    assert view.source.mark_of(view.selected) == "fail"  # the mark survived the refresh
+    view.stop()
+    agent.gate.release()
+    run = live.result(timeout=60)
+    assert not view.update() and view.stop_button.description == "ended"
+    assert len(view.items) == 5
+    saved = ae.load_run(LocalResultStore(tmp_path), "app", run.info["saved_result_id"])
+    marks = saved.reviews_df()
+    assert marks[["eval_id", "run_id", "mark", "note"]].values.tolist() == [
+        ["c01", 1, "fail", "wrong city"]
+    ]
+    assert (
+        saved.info.get("partial") is None and run.info["partial"] == "cancelled: 5 of 12 case-runs"
+    )
