@@ -35,7 +35,13 @@ def framework_modules() -> list[ModuleType]:
 
 
 def installed(module: ModuleType) -> bool:
-    return importlib.util.find_spec(module.PACKAGE) is not None
+    """The module's ``PACKAGE`` (a dotted name: its parents too) is installed: a module with a
+    file, not a bare namespace (``tests/agents/`` is one for ``agents``)."""
+    try:
+        spec = importlib.util.find_spec(module.PACKAGE)
+    except ModuleNotFoundError:
+        return False
+    return spec is not None and spec.origin not in (None, "namespace")
 
 
 @dataclass(frozen=True)

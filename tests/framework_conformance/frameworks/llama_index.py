@@ -14,8 +14,11 @@ from ..contract import Gap
 
 FRAMEWORK = "LlamaIndex"
 PACKAGE = "llama_index.llms.openai_like"
-CALLED = "`await workflow.run(user_msg=text, ctx=context)` (the object as it is)"
-MEMORY = "a `ChatMemoryBuffer` per session passed as `memory=` (a `Context` per session loses the memory between runs in llama-index-workflows 2.x)"
+CALLED = "`await workflow.run(user_msg=text, memory=<the session's buffer>)` (the object as it is)"
+MEMORY = (
+    "a `ChatMemoryBuffer` per session (a `Context` per session loses its memory between runs "
+    "in llama-index-workflows 2.x)"
+)
 NO_USAGE = (
     "streams without `stream_options.include_usage`: tool uses, results and answers "
     "captured, no token usage (`call_without_usage` on every turn)"

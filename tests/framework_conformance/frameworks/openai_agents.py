@@ -1,5 +1,6 @@
 """The OpenAI Agents SDK: an ``agents.Agent`` over the Chat Completions model (sync, async) and
-the Responses model streamed with ``Runner.run_streamed`` (streaming). Async passes the agent as
+the Responses model streamed with ``Runner.run_streamed`` (streaming); sync uses a model
+(an async client) per turn, as ``run_sync`` runs an event loop per worker thread. Async passes the agent as
 it is (the toolkit's way: ``Runner.run``); sync and streaming go through ``ae.agent`` with a call
 that keeps the session's items itself, as a user's notebook would."""
 
@@ -15,7 +16,8 @@ from ..contract import Gap
 FRAMEWORK = "OpenAI Agents SDK"
 PACKAGE = "agents"
 CALLED = (
-    "`await Runner.run(agent, items)` (the object as it is); sync: `Runner.run_sync` and "
+    "`await Runner.run(agent, items)` (the object as it is); sync: `Runner.run_sync` (a model "
+    "per turn) and "
     "streaming: `Runner.run_streamed` through `ae.agent(agent, call=…)`"
 )
 MEMORY = "the session's `result.to_input_list()` plus the new user message"
@@ -33,11 +35,14 @@ def make(base_url: str, mode: str, tools: Sequence[Callable[..., Any]]) -> Any |
     from openai import AsyncOpenAI
 
     set_tracing_disabled(True)
-    client = AsyncOpenAI(base_url=base_url, api_key="k")
+
+    def chat_model() -> Any:
+        return OpenAIChatCompletionsModel("m", AsyncOpenAI(base_url=base_url, api_key="k"))
+
     if mode == "streaming":
-        model: Any = OpenAIResponsesModel("m", client)
+        model: Any = OpenAIResponsesModel("m", AsyncOpenAI(base_url=base_url, api_key="k"))
     else:
-        model = OpenAIChatCompletionsModel("m", client)
+        model = chat_model()
     agent = Agent(
         name="trip",
         instructions="Answer with the tools.",
@@ -55,7 +60,9 @@ def make(base_url: str, mode: str, tools: Sequence[Callable[..., Any]]) -> Any |
     if mode == "sync":
 
         def run_sync(agent: Any, turn: ae.Turn) -> Any:
-            result = Runner.run_sync(agent, items(turn))
+            # run_sync runs an event loop per worker thread: a client shared by concurrent
+            # turns would be bound to the first thread's loop, so a model per turn
+            result = Runner.run_sync(agent.clone(model=chat_model()), items(turn))
             sessions[turn.session_id] = result.to_input_list()
             return result
 
