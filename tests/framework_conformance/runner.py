@@ -15,6 +15,7 @@ import importlib.util
 import json
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -28,6 +29,9 @@ from .cases import METRICS, TOOLS, TURNS, evalset, expected_result, scripted_mod
 from .contract import MODES, Gap
 
 
+TESTS = Path(__file__).resolve().parents[1]
+
+
 def framework_modules() -> list[ModuleType]:
     """Every module under ``framework_conformance/frameworks/``, by file name."""
     names = sorted(info.name for info in pkgutil.iter_modules(frameworks.__path__))
@@ -35,13 +39,17 @@ def framework_modules() -> list[ModuleType]:
 
 
 def installed(module: ModuleType) -> bool:
-    """The module's ``PACKAGE`` (a dotted name: its parents too) is installed: a module with a
-    file, not a bare namespace (``tests/agents/`` is one for ``agents``)."""
+    """The module's ``PACKAGE`` (a dotted name: its parents too) is installed: found outside
+    ``tests/`` (whose ``agents/`` folder is a namespace package named like the Agents SDK)."""
     try:
         spec = importlib.util.find_spec(module.PACKAGE)
     except ModuleNotFoundError:
         return False
-    return spec is not None and spec.origin not in (None, "namespace")
+    if spec is None:
+        return False
+    places = [spec.origin] if spec.origin not in (None, "namespace") else []
+    places += list(spec.submodule_search_locations or ())
+    return any(not Path(place).resolve().is_relative_to(TESTS) for place in places)
 
 
 @dataclass(frozen=True)
