@@ -293,7 +293,9 @@ class _Request:
         if request.get("tool_choice") != "none":
             for entry in request.get("tools") or ():
                 function = entry.get("function") if isinstance(entry, Mapping) else None
-                name = function.get("name") if isinstance(function, Mapping) else None
+                if not isinstance(function, Mapping):
+                    continue
+                name = function.get("name")
                 if isinstance(name, str) and name:
                     offered.append(name)
                     schemas[name] = function.get("parameters")

@@ -28,7 +28,6 @@ from . import frameworks
 from .cases import METRICS, TOOLS, TURNS, evalset, expected_result, scripted_model
 from .contract import MODES, Gap
 
-
 TESTS = Path(__file__).resolve().parents[1]
 
 
