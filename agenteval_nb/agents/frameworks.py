@@ -20,9 +20,8 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
   reset=<first turn>)`` in a worker thread. The agent object holds one conversation (its
   ``memory``), so its turns run one at a time (a lock per wrapped agent): a later turn puts the
   session's saved ``memory.steps`` back and continues with ``reset=False``; the steps are saved
-  after each turn. Concurrent cases therefore wait for each other — pass one agent per case
-  (``ae.agent``) for parallel runs. Answer: the return value (``RunResult.output`` when the
-  agent returns a full result).
+  after each turn. Concurrent cases through one agent object therefore wait for each other.
+  Answer: the return value (``RunResult.output`` when the agent returns a full result).
 * **LlamaIndex** (a workflow from ``llama_index``: ``FunctionAgent``, ``AgentWorkflow``,
   ``ReActAgent``): ``await workflow.run(user_msg=text, memory=<the session's
   ChatMemoryBuffer>)``, a new buffer on a session's first turn — not a ``Context`` per session:
