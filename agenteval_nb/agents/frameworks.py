@@ -16,6 +16,18 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
   session's ``result.to_input_list()`` so far plus the user message. Answer: ``final_output``.
 * **PydanticAI** (``pydantic_ai.Agent``): ``agent.run(text, message_history=...)`` with the
   session's ``all_messages()``. Answer: ``output``.
+* **smolagents** (a ``MultiStepAgent``: ``ToolCallingAgent``, ``CodeAgent``): ``agent.run(text,
+  reset=<first turn>)`` in a worker thread. The agent object holds one conversation (its
+  ``memory``), so its turns run one at a time (a lock per wrapped agent): a later turn puts the
+  session's saved ``memory.steps`` back and continues with ``reset=False``; the steps are saved
+  after each turn. Concurrent cases through one agent object therefore wait for each other.
+  Answer: the return value (``RunResult.output`` when the agent returns a full result).
+* **LlamaIndex** (a workflow from ``llama_index``: ``FunctionAgent``, ``AgentWorkflow``,
+  ``ReActAgent``): ``await workflow.run(user_msg=text, memory=<the session's
+  ChatMemoryBuffer>)``, a new buffer on a session's first turn — not a ``Context`` per session:
+  llama-index-workflows 2.x drops the context's ``memory`` between runs. The workflow object
+  keeps no conversation, so cases run in parallel. Answer: ``response.content`` of the
+  ``AgentOutput``.
 * **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`
   (:func:`agenteval_nb.agents.base.as_agent` decides).
 
@@ -27,6 +39,7 @@ framework's rule above, else ``str(result)``).
 from __future__ import annotations
 
 import inspect
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +61,8 @@ class SessionMemory:
     def __init__(self, limit: int = MAX_SESSIONS) -> None:
         self._limit = limit
         self._items: OrderedDict[str, Any] = OrderedDict()
+        self.lock = threading.Lock()
+        """Held by a way whose agent object holds one conversation at a time (smolagents)."""
 
     def get(self, turn: Turn, default: Any) -> Any:
         """The session's memory; ``default`` on its first turn (memory of an earlier run with
@@ -119,6 +134,36 @@ async def _pydantic_ai(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
     return result
 
 
+def _smolagents_turn(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
+    with memory.lock:
+        steps = memory.get(turn, None)
+        if steps is not None:
+            agent.memory.steps = list(steps)
+        result = agent.run(turn.text, reset=steps is None)
+        memory.put(turn, list(agent.memory.steps))
+        return result
+
+
+async def _smolagents(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
+    return await run_blocking(_smolagents_turn, agent, turn, memory)
+
+
+async def _llama_index(workflow: Any, turn: Turn, memory: SessionMemory) -> Any:
+    from llama_index.core.memory import ChatMemoryBuffer  # the object is a LlamaIndex workflow
+
+    chat = memory.get(turn, None)
+    if chat is None:
+        chat = ChatMemoryBuffer.from_defaults()
+        memory.put(turn, chat)
+    return await workflow.run(user_msg=turn.text, memory=chat)
+
+
+def _llama_index_output(result: Any) -> Any:
+    response = getattr(result, "response", None)
+    content = getattr(response, "content", None)
+    return content if content is not None else result
+
+
 @dataclass(frozen=True)
 class Way:
     """How one framework's agents are called and answered."""
@@ -147,6 +192,14 @@ WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     (
         lambda o: _module(o).startswith("pydantic_ai") and hasattr(o, "run"),
         Way("pydantic-ai", _pydantic_ai, _attribute_output("output")),
+    ),
+    (
+        lambda o: _module(o).startswith("smolagents") and hasattr(o, "memory"),
+        Way("smolagents", _smolagents, _attribute_output("output")),
+    ),
+    (
+        lambda o: _module(o).startswith("llama_index") and hasattr(o, "run"),
+        Way("llama-index", _llama_index, _llama_index_output),
     ),
 )
 """First match wins; a callable that matches none is a plain function agent."""
@@ -194,7 +247,7 @@ class FrameworkAgent:
         output: Output | None = None,
         name: str | None = None,
     ) -> None:
-        way = way_of(obj) if call is None else None
+        way = way_of(obj)
         if call is None and way is None:
             raise TypeError(
                 f"no known way to call a {type(obj).__name__}; pass ae.agent(obj, call=lambda "

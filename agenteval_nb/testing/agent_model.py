@@ -52,6 +52,16 @@ Later steps of the turn make no mistakes, so a ``parallel=False`` agent that cal
 tool calls the right one next. A mistaken completion has ``system_fingerprint``
 ``"scripted-agent+<kind>"``.
 
+**Agents that speak tools in text** (opt-in, for frameworks such as smolagents'
+``ToolCallingAgent``, which replay earlier calls and results as plain messages): with
+``observations="Observation:"`` an assistant message whose text is ``"Calling tools:"`` and a
+list of call objects (JSON or a Python ``repr``) counts as those calls, and a ``user`` message
+right after calls whose text starts with the prefix is their result, not new user text (a user
+message after calls to the finish tool only is new text: the next task). With
+``finish_tool="final_answer"``, when the request offers that tool, a text answer (rules 3 and 4)
+goes out as a call to it, the text under the tool's first required parameter (``answer`` when
+the schema names none).
+
 **Usage**: ``prompt_tokens`` = words in all request messages, ``completion_tokens`` = words in
 the answer's content and tool-call arguments.
 """
@@ -95,7 +105,9 @@ class ToolRule:
     ``arguments``: a dict, a regex with named groups (str or compiled) or ``text -> dict``.
     ``say``: content sent along with the call (an intermediate response). ``answer``: the final
     answer template (``{result[...]}``, ``{arguments[...]}``, ``{tool}``). ``guess``: what the
-    model answers when it skips the tool by mistake.
+    model answers when it skips the tool by mistake. ``recall``: a regex's groups that the user
+    text lacks are taken from the conversation's earlier user messages (newest first), so the
+    call is right only when the agent sent its memory of earlier turns.
     """
 
     tool: str
@@ -104,6 +116,7 @@ class ToolRule:
     say: str | None = None
     answer: str | None = None
     guess: str | None = None
+    recall: bool = False
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -130,16 +143,21 @@ class ToolRule:
         lowered = text.lower()
         return any(p.search(lowered) for p in self._patterns)
 
-    def arguments_for(self, text: str) -> dict[str, Any]:
-        """The call's arguments for the user text ``text``."""
+    def arguments_for(self, text: str, earlier: Sequence[str] = ()) -> dict[str, Any]:
+        """The call's arguments for the user text ``text`` (``earlier``: the conversation's
+        earlier user texts, newest first, read when :attr:`recall` is set)."""
         spec = self.arguments
         if spec is None:
             return {}
         if isinstance(spec, str | re.Pattern):
-            found = re.search(spec, text)
-            if found is None:
-                return {}
-            return {k: v for k, v in found.groupdict().items() if v is not None}
+            out: dict[str, Any] = {}
+            for source in (text, *(earlier if self.recall else ())):
+                found = re.search(spec, source)
+                groups = found.groupdict().items() if found is not None else ()
+                for key, value in groups:
+                    if value is not None:
+                        out.setdefault(key, value)
+            return out
         if isinstance(spec, Mapping):
             return dict(spec)
         produced = spec(text)
@@ -204,6 +222,45 @@ def _words(text: str | None) -> int:
     return len((text or "").split())
 
 
+_TEXT_CALLS = "Calling tools:"
+
+
+def _text_calls(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The call objects an assistant message lists as text after ``"Calling tools:"``."""
+    text = _text(message.get("content")).lstrip()
+    if not text.startswith(_TEXT_CALLS):
+        return []
+    calls = _decode(text[len(_TEXT_CALLS) :].strip())
+    return [dict(c) for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
+
+
+def _from_text_protocol(
+    messages: list[Mapping[str, Any]], prefix: str, finish_tool: str | None
+) -> list[Mapping[str, Any]]:
+    """The messages with calls and results written as text rewritten as native ones: an
+    assistant ``"Calling tools: [...]"`` text gets those ``tool_calls``; a user message starting
+    with ``prefix`` right after calls (other than only to ``finish_tool``) becomes a ``tool``
+    message answering them (the single call's id; no id when there were several)."""
+    out: list[Mapping[str, Any]] = []
+    before: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        text = _text(message.get("content")).lstrip()
+        if role == "assistant":
+            before = [*(message.get("tool_calls") or ()), *_text_calls(message)]
+            out.append({**message, "tool_calls": before} if before else message)
+            continue
+        names = {str((call.get("function") or {}).get("name")) for call in before}
+        if role == "user" and text.startswith(prefix) and names - {finish_tool}:
+            result = text[len(prefix) :].strip()
+            call_id = before[0].get("id") if len(before) == 1 else None
+            out.append({"role": "tool", "tool_call_id": call_id, "content": result})
+            continue
+        before = []
+        out.append(message)
+    return out
+
+
 @dataclass(slots=True)
 class _Request:
     """The parts of a chat request the rules read."""
@@ -212,21 +269,42 @@ class _Request:
     offered: list[str]
     user_text: str
     turn: list[Mapping[str, Any]]
+    earlier: list[str] = field(default_factory=list)
+    """The user texts before :attr:`user_text`, newest first."""
+    schemas: dict[str, Any] = field(default_factory=dict)
+    """The offered tools' parameter schemas, by name."""
+    prompt_words: int = 0
+    """Words in the request's messages as sent."""
 
     @classmethod
-    def parse(cls, request: Mapping[str, Any]) -> _Request:
+    def parse(
+        cls,
+        request: Mapping[str, Any],
+        observations: str | None = None,
+        finish_tool: str | None = None,
+    ) -> _Request:
         raw = request.get("messages")
         messages = [m for m in raw if isinstance(m, Mapping)] if isinstance(raw, list) else []
+        words = sum(_words(_text(m.get("content"))) for m in messages)
+        if observations is not None:
+            messages = _from_text_protocol(messages, observations, finish_tool)
         offered: list[str] = []
+        schemas: dict[str, Any] = {}
         if request.get("tool_choice") != "none":
             for entry in request.get("tools") or ():
                 function = entry.get("function") if isinstance(entry, Mapping) else None
-                name = function.get("name") if isinstance(function, Mapping) else None
+                if not isinstance(function, Mapping):
+                    continue
+                name = function.get("name")
                 if isinstance(name, str) and name:
                     offered.append(name)
-        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+                    schemas[name] = function.get("parameters")
+        users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+        last_user = users[-1] if users else -1
         user_text = _text(messages[last_user].get("content")) if last_user >= 0 else ""
-        return cls(messages, offered, user_text, messages[last_user + 1 :])
+        earlier = [_text(messages[i].get("content")) for i in reversed(users[:-1])]
+        turn = messages[last_user + 1 :]
+        return cls(messages, offered, user_text, turn, earlier, schemas, words)
 
     def calls(self, messages: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, Any]]:
         """``(id, name, decoded arguments)`` of the assistant tool calls in ``messages``."""
@@ -259,7 +337,8 @@ class ScriptedAgentModel:
     """The scripted agent model (rules in the module doc); a fake-server handler.
 
     ``ScriptedAgentModel(rules, answers={keyword: text}, fallback=..., error_rate=0.0,
-    mistakes=MISTAKES, parallel=True, salt="")``; serve it with
+    mistakes=MISTAKES, parallel=True, salt="", observations=None, finish_tool=None)``; serve it
+    with
     ``FakeOpenAIServer(handler=model)`` and point the agent at ``model=SCRIPTED_AGENT_MODEL``.
     """
 
@@ -274,6 +353,8 @@ class ScriptedAgentModel:
         parallel: bool = True,
         salt: str = "",
         name: str = SCRIPTED_AGENT_MODEL,
+        observations: str | None = None,
+        finish_tool: str | None = None,
     ) -> None:
         self.rules = list(rules)
         for rule in self.rules:
@@ -291,6 +372,8 @@ class ScriptedAgentModel:
         self.parallel = parallel
         self.salt = salt
         self.name = name
+        self.observations = observations
+        self.finish_tool = finish_tool
 
     def __repr__(self) -> str:
         tools = [r.tool for r in self.rules]
@@ -303,7 +386,7 @@ class ScriptedAgentModel:
 
     def handler(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Answer one chat-completions request body with a ``chat.completion`` dict."""
-        parsed = _Request.parse(request)
+        parsed = _Request.parse(request, self.observations, self.finish_tool)
         called = {name for _, name, _ in parsed.calls(parsed.turn)}
         pending = [
             r
@@ -348,7 +431,9 @@ class ScriptedAgentModel:
         for kind in self.mistakes:
             if kind == "wrong_tool" and all(t == first.tool for t in parsed.offered):
                 continue
-            if kind == "wrong_arguments" and not first.arguments_for(parsed.user_text):
+            if kind == "wrong_arguments" and not first.arguments_for(
+                parsed.user_text, parsed.earlier
+            ):
                 continue
             kinds.append(kind)
         return kinds[min(int(v * len(kinds)), len(kinds) - 1)] if kinds else None
@@ -361,7 +446,7 @@ class ScriptedAgentModel:
         kind: str | None,
     ) -> dict[str, Any]:
         chosen = pending if self.parallel else pending[:1]
-        planned = [(r.tool, r.arguments_for(parsed.user_text)) for r in chosen]
+        planned = [(r.tool, r.arguments_for(parsed.user_text, parsed.earlier)) for r in chosen]
         if kind == "wrong_tool":
             others = [t for t in parsed.offered if t != chosen[0].tool]
             pick = others[min(int(draw[2] * len(others)), len(others) - 1)]
@@ -410,18 +495,38 @@ class ScriptedAgentModel:
         return self.fallback
 
     def _finish(self, content: str, parsed: _Request, kind: str | None) -> dict[str, Any]:
+        if self.finish_tool is not None and self.finish_tool in parsed.offered:
+            return self._finish_by_tool(content, parsed, kind)
         body = completion(content, model=self.name, usage=self._usage(parsed, _words(content)))
+        body["system_fingerprint"] = _fingerprint(kind)
+        return body
+
+    def _finish_by_tool(self, content: str, parsed: _Request, kind: str | None) -> dict[str, Any]:
+        """The answer as a call to :attr:`finish_tool` (its first required parameter)."""
+        parameter = _first_required(parsed.schemas.get(str(self.finish_tool)))
+        call_id = f"call_{len(parsed.calls(parsed.messages)) + 1}"
+        call = tool_call(call_id, str(self.finish_tool), {parameter: content})
+        usage = self._usage(parsed, _words(call["function"]["arguments"]))
+        body = completion(None, model=self.name, usage=usage, tool_calls=[call])
         body["system_fingerprint"] = _fingerprint(kind)
         return body
 
     @staticmethod
     def _usage(parsed: _Request, completion_tokens: int) -> dict[str, int]:
-        prompt = sum(_words(_text(m.get("content"))) for m in parsed.messages)
+        prompt = parsed.prompt_words
         return {
             "prompt_tokens": prompt,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt + completion_tokens,
         }
+
+
+def _first_required(schema: Any) -> str:
+    """The first required parameter of a function's JSON schema; ``"answer"`` without one."""
+    required = schema.get("required") if isinstance(schema, Mapping) else None
+    if isinstance(required, list) and required and isinstance(required[0], str):
+        return required[0]
+    return "answer"
 
 
 def _fingerprint(kind: str | None) -> str:

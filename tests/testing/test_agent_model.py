@@ -386,3 +386,112 @@ def test_a_callable_returning_a_non_dict_is_a_server_error():
         c = openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0)
         with pytest.raises(openai.InternalServerError, match="not a dict"):
             ask(c, [{"role": "user", "content": "find x"}], (SEARCH,))
+
+
+# -- memory, and agents that write calls and results as text (smolagents) ---------------------
+
+PACK = tool_param("pack_for", "city")
+PACK_RULE = ToolRule(
+    "pack_for", "pack", arguments=r"in (?P<city>[A-Z][a-z]+)", answer="Take {result}.", recall=True
+)
+
+
+def calls_of(body: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    calls = body["choices"][0]["message"].get("tool_calls") or ()
+    return [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
+
+
+def test_recall_takes_missing_arguments_from_earlier_user_messages_only():
+    model = ScriptedAgentModel([PACK_RULE])
+    remembered = [
+        {"role": "user", "content": "weather in Oslo?"},
+        {"role": "assistant", "content": "Rainy."},
+        {"role": "user", "content": "what should I pack?"},
+    ]
+    assert calls_of(model({"messages": remembered, "tools": [PACK]})) == [
+        ("call_1", "pack_for", {"city": "Oslo"})
+    ]
+    forgotten = remembered[-1:]
+    assert calls_of(model({"messages": forgotten, "tools": [PACK]})) == [("call_1", "pack_for", {})]
+    no_recall = ScriptedAgentModel([ToolRule("pack_for", "pack", arguments=r"in (?P<city>\w+)")])
+    assert calls_of(no_recall({"messages": remembered, "tools": [PACK]})) == [
+        ("call_1", "pack_for", {})
+    ]
+
+
+FINAL = {
+    "type": "function",
+    "function": {
+        "name": "final_answer",
+        "parameters": {"type": "object", "properties": {"answer": {}}, "required": ["answer"]},
+    },
+}
+
+
+def test_text_protocol_calls_and_observations_and_the_finish_tool():
+    model = ScriptedAgentModel(
+        [WEATHER_RULE], observations="Observation:", finish_tool="final_answer"
+    )
+    task = {"role": "user", "content": [{"type": "text", "text": "New task:\nweather in Oslo?"}]}
+    tools = [WEATHER, FINAL]
+    assert calls_of(model({"messages": [task], "tools": tools})) == [
+        ("call_1", "get_weather", {"city": "Oslo"})
+    ]
+    called = {
+        "role": "assistant",
+        "content": "Calling tools:\n[{'id': 'call_1', 'type': 'function', 'function': "
+        "{'name': 'get_weather', 'arguments': {'city': 'Oslo'}}}]",
+    }
+    seen = {"role": "user", "content": "Observation:\n{'condition': 'rainy', 'temp_c': 4}"}
+    finish = model({"messages": [task, called, seen], "tools": tools})
+    assert calls_of(finish) == [
+        ("call_2", "final_answer", {"answer": "It is rainy and 4 °C in Oslo."})
+    ]
+    assert finish["choices"][0]["message"]["content"] is None
+    # without the finish tool on offer the answer is plain text
+    plain = model({"messages": [task, called, seen], "tools": [WEATHER]})
+    assert plain["choices"][0]["message"]["content"] == "It is rainy and 4 °C in Oslo."
+    # without the text protocol the observation is new user text: no results, no answer
+    literal = ScriptedAgentModel([WEATHER_RULE], finish_tool="final_answer")
+    answer = literal({"messages": [task, called, seen], "tools": [WEATHER]})
+    assert answer["choices"][0]["message"]["content"].startswith("I am a scripted agent model")
+    # usage counts the words as sent
+    assert finish["usage"]["prompt_tokens"] == 5 + 12 + 5
+
+
+def test_an_observation_after_the_finish_tool_is_the_next_task():
+    model = ScriptedAgentModel(
+        [WEATHER_RULE, PACK_RULE], observations="Observation:", finish_tool="final_answer"
+    )
+    history = [
+        {"role": "user", "content": "New task:\nweather in Oslo?"},
+        {
+            "role": "assistant",
+            "content": "Calling tools:\n"
+            + json.dumps(
+                [
+                    {
+                        "id": "call_1",
+                        "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
+                    }
+                ]
+            ),
+        },
+        {"role": "user", "content": "Observation:\n{'condition': 'rainy', 'temp_c': 4}"},
+        {
+            "role": "assistant",
+            "content": "Calling tools:\n"
+            + json.dumps(
+                [
+                    {
+                        "id": "call_2",
+                        "function": {"name": "final_answer", "arguments": {"answer": "R"}},
+                    }
+                ]
+            ),
+        },
+        {"role": "user", "content": "Observation:\nR\nNew task:\nwhat should I pack?"},
+    ]
+    assert calls_of(model({"messages": history, "tools": [WEATHER, PACK, FINAL]})) == [
+        ("call_3", "pack_for", {"city": "Oslo"})
+    ]
