@@ -170,6 +170,10 @@ async def evaluate_async(
             None if ids is None else tuple(ids),
             tuple(m.metric_name for m in metric_list),
             total,
+            lambda: {
+                "judge": client.usage.as_dict() if client is not None else {},
+                "agent": dict(agents.usage),
+            },
         )
         observer.begin(plan)
     options = EngineOptions(

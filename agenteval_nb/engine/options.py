@@ -64,6 +64,8 @@ class RunPlan:
     metrics: tuple[str, ...]
     total: int
     """Case-runs over all runs."""
+    usage: Callable[[], dict[str, Any]] | None = None
+    """The tokens (and cost) spent so far: ``{"judge": {...}, "agent": {...}}``."""
 
 
 class RunObserver(Protocol):

@@ -20,8 +20,9 @@
   is the run of the case-runs finished so far, its summary computed over them.
 
 Progress, in the repr: case-runs done of the total, passed / failed / not evaluated among them
-(the unit: finished case-runs, each run of a case on its own), errors, elapsed time and the
-ETA (remaining case-runs at the mean pace so far).
+(the unit: finished case-runs, each run of a case on its own), errors, judge and agent tokens
+(and the judge's cost, with a price table) so far, elapsed time and the ETA (remaining
+case-runs at the mean pace so far).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,7 @@ class Progress:
         self.new_done = 0
         self.lock = threading.Lock()
         self._builder: Any = None
+        self.usage: Callable[[], dict[str, Any]] | None = None
         home = results_dir or Path(tempfile.mkdtemp(prefix="agenteval-live-"))
         self.review_file = home / REVIEW_NAME
         self._flush_scheduled = False
@@ -102,6 +104,7 @@ class Progress:
                     f"resume: {self.results_dir} journals another evaluation ({difference})"
                 )
         self.entries.head = head
+        self.usage = plan.usage
         if self.results_dir is not None:
             path = journal_path(self.results_dir)
             self.writer = JournalWriter(path, head, resume=bool(self.earlier))
@@ -204,10 +207,24 @@ def progress_line(progress: Progress, state: str) -> str:
             f"not evaluated {counts['not_evaluated']}"
         )
     parts.append(f"errors {errors}")
+    parts.extend(_spend(progress))
     parts.append(f"elapsed {_clock(elapsed)}")
     if state == "running" and new_done and total > done:
         parts.append(f"ETA {_clock(elapsed / new_done * (total - done))}")
     return " · ".join(parts)
+
+
+def _spend(progress: Progress) -> list[str]:
+    """``judge 1,234 tokens ($0.0123)`` and ``agent 567 tokens`` so far (those that spent)."""
+    usage = progress.usage() if progress.usage is not None else {}
+    parts = []
+    for who in ("judge", "agent"):
+        spent = usage.get(who) or {}
+        tokens = int(spent.get("prompt_tokens") or 0) + int(spent.get("completion_tokens") or 0)
+        if tokens:
+            cost = spent.get("cost")
+            parts.append(f"{who} {tokens:,} tokens" + (f" (${cost:.4f})" if cost else ""))
+    return parts
 
 
 def _clock(seconds: float) -> str:

@@ -268,3 +268,40 @@ def test_the_live_inspector_grows_keeps_marks_and_stops_the_run(tmp_path):
     assert (
         saved.info.get("partial") is None and run.info["partial"] == "cancelled: 5 of 12 case-runs"
     )
+
+
+def test_the_header_counts_judge_and_agent_tokens_so_far():
+    from agenteval_nb.testing import FakeOpenAIServer, heuristic_handler, route_by_model
+    from agenteval_nb.testing.agent_model import SCRIPTED_AGENT_MODEL
+    from agenteval_nb.testing.travel_agent import travel_model
+
+    data = Path(ae.__file__).parents[1] / "data" / "demo" / "travel_agent"
+    server = FakeOpenAIServer(
+        handler=route_by_model({SCRIPTED_AGENT_MODEL: travel_model(), "judge": heuristic_handler})
+    ).start()
+    try:
+        agent = ae.agents.OpenAIAgent(SCRIPTED_AGENT_MODEL, base_url=server.base_url, api_key="k")
+        metrics = json.loads((data / "travel_agent.metrics.json").read_text())
+        for metric in metrics:
+            judge = (metric.get("criterion") or {}).get("llmJudge")
+            if judge:
+                judge["judgeModel"].update(modelName="judge", baseURL=server.base_url, apiKey="k")
+        live = ae.start(
+            data / "travel_agent.evalset.json",
+            metrics,
+            agent=agent,
+            cache=False,
+            price_table={"judge": (1.0, 2.0)},
+        )
+        run = live.result(timeout=120)
+    finally:
+        server.stop()
+    line = repr(live)
+    judge = run.info["judge_usage"]
+    judge_tokens = judge["prompt_tokens"] + judge["completion_tokens"]
+    agent_tokens = (
+        run.info["agent_usage"]["prompt_tokens"] + run.info["agent_usage"]["completion_tokens"]
+    )
+    assert f"judge {judge_tokens:,} tokens (${judge['cost']:.4f})" in line
+    assert f"agent {agent_tokens:,} tokens" in line
+    assert judge_tokens > 0 and agent_tokens > 0
