@@ -12,9 +12,9 @@ Rules (``judge_concurrency="adaptive"`` or an :class:`Adaptive`; AIMD, after ins
   answered at its first attempt, while the limit was saturated (at least 80 % of it in use when
   the answer came), outside a cooldown. Until the first 429 (slow start) each clean round
   doubles the limit; afterwards each adds ``max(1, round(5 % of limit))``;
-* **cut** on a 429: ``limit × decrease`` (default 0.8, floored, at least one lower, at least
-  ``min``), then a cooldown of ``max(cooldown_s, Retry-After)`` during which further 429s do not
-  cut again (they were sent under the old limit) and successes are not counted;
+* **cut** on a 429: ``limit × decrease`` (default 0.8) rounded down, at least ``min``, then
+  a cooldown of ``max(cooldown_s, Retry-After)`` during which further 429s do not cut again
+  (they were sent under the old limit) and successes are not counted;
 * **neutral**: a success after retries (5xx, timeouts retried by the openai client) or a failure
   other than 429 resets the clean round and never cuts;
 * **retry wait** of a 429 (:func:`retry_delay`): the ``retry-after-ms`` / ``Retry-After`` header
@@ -28,13 +28,14 @@ Rules (``judge_concurrency="adaptive"`` or an :class:`Adaptive`; AIMD, after ins
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import math
 import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,10 +97,14 @@ class AdaptiveController:
         *,
         key: str = "",
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
+        """``clock`` times cooldowns and the history; ``sleep`` waits before a 429 is retried
+        (both replaceable for tests)."""
         self.settings = settings
         self.limiter = limiter
         self.key = key
+        self.sleep = sleep
         self._clock = clock
         self._lock = threading.Lock()
         self._limit = settings.start
@@ -172,7 +177,7 @@ class AdaptiveController:
                 return
             self._cooldown_until = now + max(self.settings.cooldown_s, retry_after or 0.0)
             old = self._limit
-            new = max(self.settings.min, min(old - 1, math.floor(old * self.settings.decrease)))
+            new = max(self.settings.min, math.floor(old * self.settings.decrease))
             self._change_locked(now, old, new, "rate_limit")
 
     def _change_locked(self, now: float, old: int, new: int, reason: str) -> None:

@@ -41,7 +41,6 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import hashlib
@@ -439,7 +438,7 @@ class JudgeClient:
                     status_code=429,
                 )
             rate_limits += 1
-            await asyncio.sleep(delay)
+            await controller.sleep(delay)
             waited += delay
 
     def _finish(
