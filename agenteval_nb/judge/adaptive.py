@@ -12,9 +12,10 @@ Rules (``judge_concurrency="adaptive"`` or an :class:`Adaptive`; AIMD, after ins
   answered at its first attempt, while the limit was saturated (at least 80 % of it in use when
   the answer came), outside a cooldown. Until the first 429 (slow start) each clean round
   doubles the limit; afterwards each adds ``max(1, round(5 % of limit))``;
-* **cut** on a 429: ``limit × decrease`` (default 0.8) rounded down, at least ``min``, then
-  a cooldown of ``max(cooldown_s, Retry-After)`` during which further 429s do not cut again
-  (they were sent under the old limit) and successes are not counted;
+* **cut** on a 429: ``limit × decrease`` (default 0.8) rounded down, at least ``min`` — once
+  per episode: a 429 to a request sent before the last cut (under the old limit, :attr:`epoch`)
+  does not cut again. A cut starts a cooldown of ``max(cooldown_s, Retry-After)`` (a running
+  longer one is kept) during which successes are not counted (no growth);
 * **neutral**: a success after retries (5xx, timeouts retried by the openai client) or a failure
   other than 429 resets the clean round and never cuts;
 * **retry wait** of a 429 (:func:`retry_delay`): the ``retry-after-ms`` / ``Retry-After`` header
@@ -111,6 +112,7 @@ class AdaptiveController:
         self._clean = 0
         self._slow_start = True
         self._cooldown_until = -math.inf
+        self._epoch = 0
         self._rate_limits = 0
         self._history: deque[tuple[float, str, int, int, str]] = deque(maxlen=HISTORY_SIZE)
         self._t0 = clock()
@@ -129,6 +131,12 @@ class AdaptiveController:
         """429 answers seen so far."""
         with self._lock:
             return self._rate_limits
+
+    @property
+    def epoch(self) -> int:
+        """Cuts so far: read it when a request is sent, give it back with its 429."""
+        with self._lock:
+            return self._epoch
 
     def history(self) -> list[dict[str, Any]]:
         """The limit changes, oldest first: ``t`` (s since the controller began), ``key``,
@@ -166,16 +174,19 @@ class AdaptiveController:
         with self._lock:
             self._clean = 0
 
-    def rate_limited(self, retry_after: float | None) -> None:
-        """A 429: cut once per episode and start the cooldown (module rules)."""
+    def rate_limited(self, retry_after: float | None, *, sent_at: int) -> None:
+        """A 429 to a request sent at epoch ``sent_at``: cut once per episode and start the
+        cooldown (module rules)."""
         with self._lock:
             now = self._clock()
             self._rate_limits += 1
             self._clean = 0
             self._slow_start = False
-            if now < self._cooldown_until:
+            if sent_at != self._epoch:
                 return
-            self._cooldown_until = now + max(self.settings.cooldown_s, retry_after or 0.0)
+            self._epoch += 1
+            cooldown = now + max(self.settings.cooldown_s, retry_after or 0.0)
+            self._cooldown_until = max(self._cooldown_until, cooldown)
             old = self._limit
             new = max(self.settings.min, math.floor(old * self.settings.decrease))
             self._change_locked(now, old, new, "rate_limit")

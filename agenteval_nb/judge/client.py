@@ -412,13 +412,13 @@ class JudgeClient:
         waited, latency, rate_limits = 0.0, 0.0, 0
         while True:
             async with controller.limiter.slot():
-                started = time.perf_counter()
+                started, epoch = time.perf_counter(), controller.epoch
                 try:
                     response, retries = await self._send(request, raw_rate_limit=True)
                 except openai.RateLimitError as exc:
                     latency += time.perf_counter() - started
                     retry_after = retry_after_s(exc.response.headers)
-                    controller.rate_limited(retry_after)
+                    controller.rate_limited(retry_after, sent_at=epoch)
                     error = exc
                 except BaseException:
                     controller.neutral()

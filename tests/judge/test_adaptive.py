@@ -75,40 +75,43 @@ def test_slow_start_doubles_per_clean_round_up_to_max():
     assert [h["reason"] for h in ctl.history()] == ["slow_start"] * 3
 
 
-def test_cut_on_429_then_one_cut_per_episode_and_additive_growth_after_cooldown():
+def test_cut_on_429_once_per_episode_then_additive_growth_after_the_cooldown():
     ctl, _, clock = controller(start=40, max=100, cooldown_s=5.0)
-    ctl.rate_limited(None)
+    sent = ctl.epoch
+    ctl.rate_limited(None, sent_at=sent)
     assert ctl.limit == 32  # × 0.8
-    ctl.rate_limited(2.0)  # sent under the old limit: same episode
+    ctl.rate_limited(2.0, sent_at=sent)  # sent under the old limit: same episode
     assert ctl.limit == 32
     succeed(ctl, 100)  # during the cooldown: not counted
     assert ctl.limit == 32
     clock.now = 5.0
     succeed(ctl, 32)
     assert ctl.limit == 34  # steady state: + max(1, round(5 % of 32))
-    ctl.rate_limited(30.0)
+    ctl.rate_limited(30.0, sent_at=ctl.epoch)
     assert ctl.limit == 27
-    clock.now = 20.0  # Retry-After 30 s outlasts the 5 s cooldown
-    ctl.rate_limited(None)
-    assert ctl.limit == 27
-    clock.now = 36.0
-    ctl.rate_limited(None)
+    clock.now = 6.0
+    ctl.rate_limited(None, sent_at=ctl.epoch)  # sent after the cut: a new episode
     assert ctl.limit == 21
-    assert ctl.rate_limits == 5
+    clock.now = 34.9  # the Retry-After of 30 s at t=5 outlasts the 5 s cooldown of t=6
+    succeed(ctl, 21)
+    assert ctl.limit == 21
+    clock.now = 35.0
+    succeed(ctl, 21)
+    assert ctl.limit == 22
+    assert ctl.rate_limits == 4
     reasons = [h["reason"] for h in ctl.history()]
-    assert reasons == ["rate_limit", "steady_up", "rate_limit", "rate_limit"]
+    assert reasons == ["rate_limit", "steady_up", "rate_limit", "rate_limit", "steady_up"]
     assert ctl.history()[0] == {"t": 0.0, "key": "k", "old": 40, "new": 32, "reason": "rate_limit"}
 
 
 def test_cuts_round_down_and_never_go_below_min():
-    ctl, _, clock = controller(min=2, start=3, cooldown_s=0.0)
-    ctl.rate_limited(None)
+    ctl, _, _ = controller(min=2, start=3, cooldown_s=0.0)
+    ctl.rate_limited(None, sent_at=ctl.epoch)
     assert ctl.limit == 2  # floor(3 × 0.8)
-    clock.now = 1.0
-    ctl.rate_limited(None)
+    ctl.rate_limited(None, sent_at=ctl.epoch)
     assert ctl.limit == 2
     ctl2, _, _ = controller(start=9, decrease=0.9)
-    ctl2.rate_limited(None)
+    ctl2.rate_limited(None, sent_at=0)
     assert ctl2.limit == 8  # floor(8.1)
 
 
