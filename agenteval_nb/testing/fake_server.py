@@ -14,10 +14,11 @@ Rules:
   ``NaN`` / ``Infinity`` / ``-Infinity`` tokens, as any Python server sends them.
 * Every request is recorded (thread-safe) before it is answered; ``max_in_flight`` is the
   largest number of chat requests being answered at the same moment.
-* Capacity (``capacity=N``): a chat request arriving while N are being answered gets an
-  immediate 429 (``rate_limit_exceeded``) with ``Retry-After`` / ``retry-after-ms`` headers of
-  ``retry_after_s``; it is recorded and counted in ``rate_limited_count``, consumes no scripted
-  answer and never counts as in flight, so ``max_in_flight`` stays ≤ N.
+* Capacity (``capacity=N``): a chat request arriving while N are being answered (until their
+  answer starts to leave) gets an immediate 429 (``rate_limit_exceeded``) with ``Retry-After``
+  / ``retry-after-ms`` headers of ``retry_after_s``; it is recorded and counted in
+  ``rate_limited_count``, consumes no scripted answer and never counts as in flight, so
+  ``max_in_flight`` stays ≤ N.
 * ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight", "rate_limited_count"}`` and
   ``POST /_fake/reset``
   clears the records, so a server in another process can be inspected.
@@ -341,6 +342,7 @@ class FakeOpenAIServer:
         self._requests: list[RecordedRequest] = []
         self._chat_count = 0
         self._in_flight = 0
+        self._admitted = 0  # chat requests holding capacity: in flight until their answer leaves
         self._max_in_flight = 0
         self._rate_limited = 0
         self._closing = threading.Event()
@@ -454,12 +456,13 @@ class FakeOpenAIServer:
         is_chat = is_responses or (method == "POST" and path.endswith("/chat/completions"))
         with self._lock:
             self._requests.append(record)
-            over = is_chat and self.capacity is not None and self._in_flight >= self.capacity
+            over = is_chat and self.capacity is not None and self._admitted >= self.capacity
             if is_chat:
                 self._chat_count += 1
             if over:
                 self._rate_limited += 1
             elif is_chat:
+                self._admitted += 1
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
                 scripted = self._script.popleft() if self._script else None
@@ -474,15 +477,21 @@ class FakeOpenAIServer:
                 message = json.dumps(error_body(f"no route {method} {path}", type_="not_found"))
                 request.send(404, message.encode(), "application/json", {})
             return
+        admitted = True
         try:
             answer = self._answer(scripted, parsed, responses_api=is_responses)
             if self.latency_s + answer.delay_s > 0:
                 self._closing.wait(self.latency_s + answer.delay_s)
             body, content_type = answer.encode(headers.get("authorization", ""))
+            with self._lock:  # capacity frees before the answer leaves (the client may be
+                self._admitted -= 1  # quicker with its next request than this thread)
+                admitted = False
             request.send(answer.status, body, content_type, answer.headers, answer.trickle_s)
         finally:
             with self._lock:
                 self._in_flight -= 1
+                if admitted:
+                    self._admitted -= 1
 
     def _send_rate_limit(self, request: _RequestHandler) -> None:
         wait = self.retry_after_s
