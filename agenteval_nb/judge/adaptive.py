@@ -37,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx2
@@ -76,6 +76,18 @@ class Adaptive:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise ValueError(f"Adaptive.{name} must be a number of seconds >= 0")
+
+
+def divided(settings: Adaptive, share: int) -> Adaptive:
+    """``settings`` for one of ``share`` workers: ``min``, ``start`` and ``max`` divided (rounded
+    down, at least 1), so that the workers together start and stay within the whole's limits."""
+
+    def part(value: int) -> int:
+        return max(1, value // max(1, share))
+
+    return replace(
+        settings, min=part(settings.min), start=part(settings.start), max=part(settings.max)
+    )
 
 
 def adaptive_setting(value: Any) -> Adaptive | None:

@@ -64,6 +64,7 @@ from .adaptive import (
     AdaptiveController,
     RateLimitSignal,
     adaptive_setting,
+    divided,
     retry_after_s,
     retry_delay,
 )
@@ -196,7 +197,9 @@ class JudgeClient:
         worker): same cache file, retries, timeout, prices and injected judge; the concurrency
         and requests-per-minute limits divided by ``share`` (concurrency rounded down), so that
         ``share`` workers together stay within the limits of this client — except a concurrency
-        below ``share``: each worker still sends one request at a time."""
+        below ``share``: each worker still sends one request at a time. Adaptive limits are
+        divided the same way (:func:`~.adaptive.divided`); each worker then adapts to the 429s
+        it sees. A client with a budget cannot be shared (its ledger lives in this process)."""
         share = max(1, share)
         rpm = self.requests_per_minute
         if self.budget is not None:
@@ -209,7 +212,7 @@ class JudgeClient:
             "max_concurrency": max(1, self.max_concurrency // share),
             "requests_per_minute": None if rpm is None else rpm / share,
             "price_table": dict(self.price_table),
-            "concurrency": self.adaptive,
+            "concurrency": None if self.adaptive is None else divided(self.adaptive, share),
         }
 
     def __repr__(self) -> str:
