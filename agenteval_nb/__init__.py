@@ -49,6 +49,8 @@ _EXPORTS: dict[str, str] = {
     "CaseAggregationInput": "agenteval_nb.engine.aggregate",
     "CaseAggregation": "agenteval_nb.engine.aggregate",
     "EvaluationError": "agenteval_nb.engine.run",
+    "Adaptive": "agenteval_nb.judge.adaptive",
+    "BudgetExhausted": "agenteval_nb.judge.budget",
     # agents under test
     "Turn": "agenteval_nb.agents.turn",
     "record": "agenteval_nb.agents.recorder",

@@ -28,15 +28,19 @@ from .engine.options import (
     RunPlan,
     case_executor,
     case_id_list,
+    judge_concurrency_setting,
     positive_int,
     positive_seconds,
     uuid_session_id,
 )
 from .engine.run import EngineOutput, plan_runs, run_evaluation, selected_indices
+from .errors import ConfigError
 from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
+from .judge.adaptive import Adaptive
+from .judge.budget import check_budget_setup, checked_cap, dollars
 from .judge.usage import checked_prices
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
@@ -80,11 +84,12 @@ async def evaluate_async(
     progress: bool | str = True,
     session_id_factory: Callable[[], str] | None = None,
     judge_num_samples: int | None = None,
-    judge_concurrency: int = 32,
+    judge_concurrency: int | str | Adaptive = 32,
     judge_max_retries: int = 4,
     judge_timeout: float | None = 180.0,
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
+    budget_usd: float | None = None,
     observer: RunObserver | None = None,
 ) -> EvalRun:
     """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun` (awaitable).
@@ -126,9 +131,13 @@ async def evaluate_async(
     ``JudgeClient`` — which then stands in for every ``judgeModel`` (``judge_num_samples``
     samples per turn, default 1). ``cache``: True (user cache dir or
     ``$AGENTEVAL_NB_CACHE_DIR``), a path, or False; ``judge_concurrency`` requests per endpoint
-    at once; ``requests_per_minute``; ``judge_max_retries`` (HTTP 408/409/429/5xx, honouring
-    Retry-After); ``judge_timeout`` seconds per attempt; ``price_table``
-    ``{model: (input $/1M, output $/1M)}``.
+    at once, or ``"adaptive"`` / ``ae.Adaptive(min, start, max, ...)`` to find each endpoint's
+    rate limit from its 429s; ``requests_per_minute``; ``judge_max_retries`` (HTTP
+    408/409/429/5xx, honouring Retry-After); ``judge_timeout`` seconds per attempt;
+    ``price_table`` ``{model: (input $/1M, output $/1M)}``; ``budget_usd`` a hard cap on judge
+    spending: each call reserves its worst case first, and the judgements that cannot start are
+    ``not_evaluated`` with reason ``budget exhausted ($5.00)`` (every judge model must be
+    priced: checked before anything runs).
 
     Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars
     (a str: bars labelled with it, as ``ae.experiment`` labels each variant's); ``observer``
@@ -156,7 +165,9 @@ async def evaluate_async(
         judge_timeout=judge_timeout,
         requests_per_minute=requests_per_minute,
         price_table=price_table,
+        budget_usd=budget_usd,
     )
+    check_budget(settings, metric_list, where)
     # what the evaluation uses, opened; its options, built once
     client, owns_client = open_judge(settings, metric_list)
     context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
@@ -239,6 +250,18 @@ def evaluation_run(
     run = EvalRun(record=record)
     if context.judge is not None:
         run.info["judge_usage"] = context.judge.usage.as_dict()
+        budget = getattr(context.judge, "budget", None)
+        if budget is not None:
+            run.info["judge_budget"] = budget.as_dict()
+            if budget.refused:
+                warnings.warn(
+                    f"judge budget of {dollars(budget.cap_usd)} exhausted: {budget.refused} "
+                    "judge calls were not started (their metrics are not_evaluated)",
+                    stacklevel=3,
+                )
+        history = getattr(context.judge, "concurrency_history", None)
+        if history is not None and context.judge.adaptive is not None:
+            run.info["judge_concurrency"] = history()
     if agents.agent is not None:
         run.info["agent"] = agent_name(agents.agent)
     if agents.expected_agent is not None:
@@ -298,37 +321,72 @@ class JudgeSettings:
 
     judge: Any
     cache: bool | str | os.PathLike[str]
-    concurrency: int
+    concurrency: int | Adaptive
     max_retries: int
     timeout: float | None
     requests_per_minute: float | None
     price_table: dict[str, tuple[float, float]] | None
+    budget_usd: float | None = None
 
     def __post_init__(self) -> None:
         checked_prices(self.price_table)  # refused here, before any case runs
+        if self.budget_usd is not None:
+            checked_cap(self.budget_usd)
 
 
 def judge_settings(
     *,
     judge: Any,
     cache: bool | str | os.PathLike[str],
-    judge_concurrency: int,
+    judge_concurrency: int | str | Adaptive,
     judge_max_retries: int,
     judge_timeout: float | None,
     requests_per_minute: float | None,
     price_table: dict[str, tuple[float, float]] | None,
+    budget_usd: float | None = None,
 ) -> JudgeSettings:
     """The :class:`JudgeSettings` of the judge keywords of the front doors (``ae.evaluate``,
     ``ae.experiment``: the same names) — their one builder, where a keyword meets its
-    setting; the concurrency is checked here (an int ≥ 1)."""
+    setting; the concurrency is checked here (an int ≥ 1, ``"adaptive"`` or an
+    ``Adaptive``), the budget in :class:`JudgeSettings`."""
     return JudgeSettings(
         judge=judge,
         cache=cache,
-        concurrency=positive_int("judge_concurrency", judge_concurrency),
+        concurrency=judge_concurrency_setting(judge_concurrency),
         max_retries=judge_max_retries,
         timeout=judge_timeout,
         requests_per_minute=requests_per_minute,
         price_table=price_table,
+        budget_usd=budget_usd,
+    )
+
+
+def check_budget(
+    settings: JudgeSettings, metrics: Sequence[EvalMetric], executor: CaseExecutor | None
+) -> None:
+    """With ``budget_usd``: a ``ConfigError`` before any call (agents included) unless every
+    judge call can be priced and bounded (:func:`~agenteval_nb.judge.budget.check_budget_setup`),
+    the client is the one this evaluation opens, and the cases run in this process (the
+    ledger lives in one process)."""
+    if settings.budget_usd is None:
+        return
+    from .judge import JudgeClient
+
+    if isinstance(settings.judge, JudgeClient):
+        raise ConfigError(
+            "budget_usd applies to the judge client ae.evaluate opens; a given JudgeClient "
+            "takes its own: JudgeClient(budget_usd=...)"
+        )
+    if executor is not None:
+        raise ConfigError("budget_usd needs the local executor: the ledger lives in one process")
+    check_budget_setup(
+        [
+            (m.metric_name, m.criterion.llm_judge.judge_model)
+            for m in metrics
+            if m.criterion is not None and m.criterion.llm_judge is not None
+        ],
+        checked_prices(settings.price_table),
+        injected=settings.judge is not None,
     )
 
 
@@ -358,13 +416,21 @@ def open_judge(settings: JudgeSettings, metrics: Sequence[EvalMetric]) -> tuple[
     client = JudgeClient(
         judge=settings.judge,
         cache=None if settings.judge is not None else settings.cache,
-        max_concurrency=settings.concurrency,
         max_retries=settings.max_retries,
         timeout=settings.timeout,
         requests_per_minute=settings.requests_per_minute,
         price_table=settings.price_table,
+        **judge_concurrency_kwargs(settings.concurrency),
+        budget_usd=settings.budget_usd,
     )
     return client, True
+
+
+def judge_concurrency_kwargs(concurrency: int | Adaptive) -> dict[str, Any]:
+    """The :class:`~agenteval_nb.judge.JudgeClient` keywords of a concurrency setting."""
+    if isinstance(concurrency, Adaptive):
+        return {"max_concurrency": concurrency.max, "concurrency": concurrency}
+    return {"max_concurrency": concurrency}
 
 
 async def close_judge(client: Any, owned: bool) -> None:

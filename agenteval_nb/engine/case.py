@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from ..evaluators.base import EvaluateResult, EvaluationContext, Evaluator
+from ..judge.budget import budget_refusal
 from ..schema import (
     EvalCase,
     EvalCaseResult,
@@ -266,7 +267,8 @@ async def _score_metric(
     case_id: str,
 ) -> MetricScore:
     """One metric over the case's turns (SPEC §8.2 steps 6–7): its case rubrics merged in, its
-    evaluator run (a raise is a :class:`CaseError` naming the metric), one result per turn."""
+    evaluator run (a raise is a :class:`CaseError` naming the metric, except a judge call the
+    budget refused: :func:`_unstarted`), one result per turn."""
     metric = planned.metric
     if metric.metric_name in rubrics:
         metric = merge_rubrics(metric, rubrics[metric.metric_name], case_id)
@@ -278,7 +280,10 @@ async def _score_metric(
             partial(run_evaluator, planned, metric, context=context),
         )
     except Exception as exc:
-        raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
+        refusal = budget_refusal(exc)
+        if refusal is None:
+            raise CaseError(f"run evaluation for metric {metric.metric_name}: {exc}") from exc
+        return _unstarted(metric, len(actuals), str(refusal))
     turns = result.per_invocation_results
     if len(turns) != len(actuals):
         raise CaseError(
@@ -297,6 +302,24 @@ async def _score_metric(
         for turn in turns
     ]
     return MetricScore(metric, _overall_result(metric, result), per_turn)
+
+
+def _unstarted(metric: EvalMetric, turns: int, reason: str) -> MetricScore:
+    """A metric whose judgement could not start (the judge budget refused a call): overall and
+    every turn ``not_evaluated``, score 0, ``reason`` as given (``budget exhausted ($5.00)``).
+    Calls of the metric that did run are paid and cached: a rerun with more budget reuses them."""
+
+    def result() -> EvalMetricResult:
+        return EvalMetricResult(
+            metric_name=metric.metric_name,
+            score=0.0,
+            eval_status=EvalStatus.NOT_EVALUATED.value,
+            threshold=metric.threshold,
+            criterion=metric.criterion,
+            details=EvalMetricResultDetails(reason=reason, score=0.0),
+        )
+
+    return MetricScore(metric, result(), [result() for _ in range(turns)])
 
 
 def _overall_result(metric: EvalMetric, result: EvaluateResult) -> EvalMetricResult:

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..errors import ConfigError
 from ..evaluators.base import EvaluationContext
 from ..evaluators.registry import Registry
+from ..judge.adaptive import Adaptive, adaptive_setting
 from ..schema import EvalCase, EvalCaseResult
 from .aggregate import CaseAggregator, default_case_aggregator
 from .callbacks import Callbacks
@@ -123,6 +124,20 @@ def positive_int(name: str, value: Any) -> int:
     if value < 1:
         raise ConfigError(f"{name} must be greater than 0, got {value}")
     return int(value)
+
+
+def judge_concurrency_setting(value: Any) -> int | Adaptive:
+    """``judge_concurrency`` checked: an int ≥ 1 (fixed, :func:`positive_int`), or
+    ``"adaptive"`` / an :class:`~agenteval_nb.judge.adaptive.Adaptive` (limits found from
+    each endpoint's 429s)."""
+    adaptive = adaptive_setting(value)
+    if adaptive is not None:
+        return adaptive
+    if isinstance(value, str):
+        raise ConfigError(
+            f"judge_concurrency must be an int >= 1, 'adaptive' or ae.Adaptive(...), got {value!r}"
+        )
+    return positive_int("judge_concurrency", value)
 
 
 def case_id_list(case_ids: Any) -> list[str] | None:

@@ -7,6 +7,8 @@ Typical use::
         call.content, call.response, call.cache_hit, judge.usage.as_dict()
 """
 
+from .adaptive import Adaptive, AdaptiveController
+from .budget import Budget, BudgetExhausted
 from .cache import JudgeCache, cache_key, default_cache_path, open_cache
 from .call import JudgeCall
 from .client import JudgeCacheWarning, JudgeClient
@@ -18,6 +20,10 @@ from .response import normalize_completion
 from .usage import JudgeUsage, UsageTotals
 
 __all__ = [
+    "Adaptive",
+    "AdaptiveController",
+    "Budget",
+    "BudgetExhausted",
     "CallableJudge",
     "Endpoint",
     "EndpointLimiter",

@@ -11,7 +11,11 @@ Rules:
   private loop in a worker thread, a second run started meanwhile …): its state lives behind a
   ``threading.Lock`` and a waiter is woken on its own loop with ``call_soon_threadsafe``, so
   no asyncio primitive is ever bound to a foreign loop;
-* cancellation while waiting never leaks a slot.
+* cancellation while waiting never leaks a slot;
+* the cap can change while the limiter is in use (:meth:`EndpointLimiter.set_limit`, driven by
+  :mod:`.adaptive`): raising it hands the new slots to waiters at once; lowering it lets the
+  holders finish, and a released slot is then withdrawn instead of handed over until fewer than
+  the new cap are held.
 """
 
 from __future__ import annotations
@@ -125,7 +129,7 @@ class EndpointLimiter:
         except RuntimeError:
             current = None
         with self._lock:
-            while self._waiters:
+            while self._waiters and self._in_use <= self.max_concurrency:
                 loop, future = self._waiters.popleft()
                 if loop is current:
                     if future.done():  # cancelled while queued: try the next one
@@ -140,6 +144,26 @@ class EndpointLimiter:
                     continue
                 return
             self._in_use -= 1
+
+    def set_limit(self, max_concurrency: int) -> None:
+        """Change the cap (module rule); waiters are served up to a raised cap."""
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        with self._lock:
+            self.max_concurrency = max_concurrency
+            grants = []
+            while self._waiters and self._in_use < max_concurrency:
+                loop, future = self._waiters.popleft()
+                if loop.is_closed() or future.done():
+                    continue
+                self._in_use += 1  # counted now; _hand_over gives it back if unwanted
+                grants.append((loop, future))
+            self._max_in_use = max(self._max_in_use, self._in_use)
+        for loop, future in grants:
+            try:
+                loop.call_soon_threadsafe(self._hand_over, future)
+            except RuntimeError:  # loop closed meanwhile
+                self.release()
 
     def _grant_locked(self) -> None:
         self._in_use += 1

@@ -14,7 +14,13 @@ Rules:
   ``NaN`` / ``Infinity`` / ``-Infinity`` tokens, as any Python server sends them.
 * Every request is recorded (thread-safe) before it is answered; ``max_in_flight`` is the
   largest number of chat requests being answered at the same moment.
-* ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight"}`` and ``POST /_fake/reset``
+* Capacity (``capacity=N``): a chat request arriving while N are being answered (until their
+  answer starts to leave) gets an immediate 429 (``rate_limit_exceeded``) with ``Retry-After``
+  / ``retry-after-ms`` headers of ``retry_after_s``; it is recorded and counted in
+  ``rate_limited_count``, consumes no scripted answer and never counts as in flight, so
+  ``max_in_flight`` stays ≤ N.
+* ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight", "rate_limited_count"}`` and
+  ``POST /_fake/reset``
   clears the records, so a server in another process can be inspected.
 * A client that drops its connection is not reported; other handler errors are printed.
 * HTTP/1.1 keep-alive, ``TCP_NODELAY`` on every connection (without it keep-alive requests
@@ -309,6 +315,7 @@ class FakeOpenAIServer:
     ``handler``: ``request_json -> dict | FakeResponse`` (default :func:`echo_handler`).
     ``responses``: scripted answers consumed first, one per chat request.
     ``latency_s``: added before every chat answer (on top of a response's ``delay_s``).
+    ``capacity`` / ``retry_after_s``: requests answered at once before the rest get 429s.
     """
 
     def __init__(
@@ -317,11 +324,17 @@ class FakeOpenAIServer:
         *,
         responses: Iterable[dict[str, Any] | FakeResponse] = (),
         latency_s: float = 0.0,
+        capacity: int | None = None,
+        retry_after_s: float = 0.1,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        if capacity is not None and capacity < 1:
+            raise ValueError("capacity must be at least 1")
         self.handler: Handler = handler or echo_handler
         self.latency_s = latency_s
+        self.capacity = capacity
+        self.retry_after_s = retry_after_s
         self._host = host
         self._port = port
         self._lock = threading.Lock()
@@ -329,7 +342,9 @@ class FakeOpenAIServer:
         self._requests: list[RecordedRequest] = []
         self._chat_count = 0
         self._in_flight = 0
+        self._admitted = 0  # chat requests holding capacity: in flight until their answer leaves
         self._max_in_flight = 0
+        self._rate_limited = 0
         self._closing = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -407,6 +422,12 @@ class FakeOpenAIServer:
         with self._lock:
             return self._max_in_flight
 
+    @property
+    def rate_limited_count(self) -> int:
+        """Chat requests answered 429 because the server was at ``capacity``."""
+        with self._lock:
+            return self._rate_limited
+
     def reset(self) -> None:
         """Forget recorded requests, counters and any remaining script."""
         with self._lock:
@@ -414,6 +435,7 @@ class FakeOpenAIServer:
             self._script.clear()
             self._chat_count = 0
             self._max_in_flight = 0
+            self._rate_limited = 0
 
     # serving -------------------------------------------------------------------------------
 
@@ -434,11 +456,19 @@ class FakeOpenAIServer:
         is_chat = is_responses or (method == "POST" and path.endswith("/chat/completions"))
         with self._lock:
             self._requests.append(record)
+            over = is_chat and self.capacity is not None and self._admitted >= self.capacity
             if is_chat:
                 self._chat_count += 1
+            if over:
+                self._rate_limited += 1
+            elif is_chat:
+                self._admitted += 1
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
                 scripted = self._script.popleft() if self._script else None
+        if over:
+            self._send_rate_limit(request)
+            return
         if not is_chat:
             if method == "GET" and path.endswith("/models"):
                 models = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
@@ -447,15 +477,28 @@ class FakeOpenAIServer:
                 message = json.dumps(error_body(f"no route {method} {path}", type_="not_found"))
                 request.send(404, message.encode(), "application/json", {})
             return
+        admitted = True
         try:
             answer = self._answer(scripted, parsed, responses_api=is_responses)
             if self.latency_s + answer.delay_s > 0:
                 self._closing.wait(self.latency_s + answer.delay_s)
             body, content_type = answer.encode(headers.get("authorization", ""))
+            with self._lock:  # capacity frees before the answer leaves (the client may be
+                self._admitted -= 1  # quicker with its next request than this thread)
+                admitted = False
             request.send(answer.status, body, content_type, answer.headers, answer.trickle_s)
         finally:
             with self._lock:
                 self._in_flight -= 1
+                if admitted:
+                    self._admitted -= 1
+
+    def _send_rate_limit(self, request: _RequestHandler) -> None:
+        wait = self.retry_after_s
+        headers = {"Retry-After": f"{wait:g}", "retry-after-ms": str(round(wait * 1000))}
+        message = f"over capacity: {self.capacity} requests in flight; retry after {wait:g} s"
+        body = error_body(message, type_="requests", code="rate_limit_exceeded")
+        request.send(429, json.dumps(body).encode(), "application/json", headers)
 
     def _answer(self, scripted: Any, parsed: Any, *, responses_api: bool) -> FakeResponse:
         """The answer in the request's form: a Responses API request is handled as its chat
@@ -496,7 +539,11 @@ class FakeOpenAIServer:
 
     def _control(self, request: _RequestHandler, method: str, path: str) -> None:
         if path == "/_fake/stats":
-            stats = {"request_count": self.request_count, "max_in_flight": self.max_in_flight}
+            stats = {
+                "request_count": self.request_count,
+                "max_in_flight": self.max_in_flight,
+                "rate_limited_count": self.rate_limited_count,
+            }
             request.send(200, json.dumps(stats).encode(), "application/json", {})
         elif path == "/_fake/reset" and method == "POST":
             self.reset()

@@ -7,13 +7,14 @@ import json
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 
 import openai
 import pytest
 from openai.types.chat import ChatCompletion
 
-from agenteval_nb.testing import FakeResponse, completion
+from agenteval_nb.testing import FakeOpenAIServer, FakeResponse, completion
 
 pytestmark = pytest.mark.anyio
 
@@ -121,7 +122,8 @@ def test_stats_and_unknown_routes(server):
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
     post(conn, {"model": "m", "messages": []})
     conn.request("GET", "/_fake/stats")
-    assert json.loads(conn.getresponse().read()) == {"request_count": 1, "max_in_flight": 1}
+    stats = json.loads(conn.getresponse().read())
+    assert stats == {"request_count": 1, "max_in_flight": 1, "rate_limited_count": 0}
     conn.request("POST", "/_fake/reset", b"")
     conn.getresponse().read()
     conn.request("GET", "/v1/nothing")
@@ -158,3 +160,27 @@ def test_runs_as_its_own_process():
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
+
+
+def test_capacity_answers_429_with_retry_after_beyond_n_in_flight():
+    with FakeOpenAIServer(latency_s=0.3, capacity=2, retry_after_s=0.25) as srv:
+        conns = [http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5) for _ in range(4)]
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}]})
+        for conn in conns[:2]:  # two slow requests fill the capacity
+            conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        deadline = time.monotonic() + 5
+        while srv.request_count < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        conns[2].request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        refused = conns[2].getresponse()
+        payload = json.loads(refused.read())
+        assert refused.status == 429
+        assert refused.getheader("Retry-After") == "0.25"
+        assert refused.getheader("retry-after-ms") == "250"
+        assert payload["error"]["code"] == "rate_limit_exceeded"
+        assert [c.getresponse().status for c in conns[:2]] == [200, 200]
+        conns[3].request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        assert conns[3].getresponse().status == 200  # capacity free again
+        assert (srv.request_count, srv.rate_limited_count, srv.max_in_flight) == (4, 1, 2)
+        for conn in conns:
+            conn.close()

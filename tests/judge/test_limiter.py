@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from agenteval_nb.judge import EndpointLimiter, JudgeClient
+from agenteval_nb.judge import Adaptive, EndpointLimiter, JudgeClient
 from agenteval_nb.testing import FakeOpenAIServer
 
 pytestmark = pytest.mark.anyio
@@ -170,3 +170,13 @@ def test_worker_shares_together_stay_within_the_clients_limits(workers):
     assert settings["requests_per_minute"] * workers == pytest.approx(90.0)
     rebuilt = JudgeClient(**settings)
     assert rebuilt.max_concurrency == settings["max_concurrency"]
+
+
+def test_adaptive_worker_shares_divide_the_limits():
+    client = JudgeClient(concurrency=Adaptive(min=2, start=10, max=40))
+    settings = client.worker_settings(4)
+    assert settings["concurrency"] == Adaptive(min=1, start=2, max=10)
+    rebuilt = JudgeClient(**settings)
+    assert rebuilt.max_concurrency == 10
+    assert JudgeClient(concurrency="adaptive").worker_settings(1000)["concurrency"].max == 1
+    assert client.worker_settings(1)["concurrency"] == client.adaptive
