@@ -296,7 +296,7 @@ class LiveRun:
 
 class WatchedRun:
     """A run another process journals in ``results_dir`` (``ae.watch``): each read takes the
-    journal's new complete lines."""
+    journal's new complete lines; before the journal exists it is a run about to start."""
 
     def __init__(self, results_dir: Path) -> None:
         self.path = journal_path(results_dir)
@@ -307,6 +307,9 @@ class WatchedRun:
         self.refresh()
 
     def refresh(self) -> None:
+        """Read the journal's new complete lines (none yet while the run has not begun)."""
+        if not self.path.exists():
+            return
         with self.path.open("rb") as handle:
             handle.seek(self._offset)
             data = handle.read()
