@@ -16,6 +16,9 @@ Rules:
   largest number of chat requests being answered at the same moment.
 * ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight"}`` and ``POST /_fake/reset``
   clears the records, so a server in another process can be inspected.
+* ``batches``: a :class:`~agenteval_nb.testing.fake_batches.FakeBatches` serves the files and
+  batches endpoints, each line answered as a chat request would be (not counted as one);
+  without it those routes answer 404, as a server without a batch API does.
 * A client that drops its connection is not reported; other handler errors are printed.
 * HTTP/1.1 keep-alive, ``TCP_NODELAY`` on every connection (without it keep-alive requests
   stall ~45 ms on delayed ACKs), listen backlog 1024, daemon handler threads.
@@ -45,9 +48,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import wire_forms
+
+if TYPE_CHECKING:
+    from .fake_batches import FakeBatches
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | FakeResponse"]
 
@@ -319,8 +325,12 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        batches: FakeBatches | None = None,
     ) -> None:
         self.handler: Handler = handler or echo_handler
+        self.batches = batches
+        if batches is not None:
+            batches.answer = lambda body: self._answer(None, body, responses_api=False)
         self.latency_s = latency_s
         self._host = host
         self._port = port
@@ -439,6 +449,13 @@ class FakeOpenAIServer:
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
                 scripted = self._script.popleft() if self._script else None
+        batch_answer = None
+        if not is_chat and self.batches is not None:
+            batch_answer = self.batches.handle(method, path, headers, raw)
+        if batch_answer is not None:
+            body, content_type = batch_answer.encode()
+            request.send(batch_answer.status, body, content_type, batch_answer.headers)
+            return
         if not is_chat:
             if method == "GET" and path.endswith("/models"):
                 models = {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}

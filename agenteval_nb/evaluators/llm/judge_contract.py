@@ -55,6 +55,7 @@ from typing import Any, Protocol, runtime_checkable
 from ...criteria.gofmt import go_quote
 from ...errors import exception_message, exception_type_name
 from ...judge import JudgeCall
+from ...judge.planning import feeds_prompt
 from ...schema import (
     Criterion,
     EvalMetric,
@@ -156,8 +157,11 @@ class TurnInput:
     state: dict[str, Any] = field(default_factory=dict)
 
     async def extra_call(self, messages: PromptMessages, *, purpose: str) -> JudgeCall:
-        """A judge call outside the scored samples (recorded in ``JudgeRecord.extra_calls``)."""
-        call = await self.judge.call(messages, sample_index=0)
+        """A judge call outside the scored samples (recorded in ``JudgeRecord.extra_calls``);
+        its answer may go into a later prompt (:func:`~agenteval_nb.judge.planning.feeds_prompt`:
+        batch planning never makes it up)."""
+        with feeds_prompt():
+            call = await self.judge.call(messages, sample_index=0)
         self.record_extra(call, reason=purpose)
         return call
 
@@ -242,6 +246,7 @@ def sample_record(call: JudgeCall, sample_index: int | None = None) -> JudgeSamp
         reasoning_tokens=call.reasoning_tokens,
         latency_ms=round(call.latency_s * 1000.0, 3),
         cost_usd=call.cost,
+        batch=True if call.usage.batch else None,
     )
 
 
