@@ -42,7 +42,6 @@ from .request import Endpoint
 from .response import validate_completion
 
 BATCH_ENDPOINT = "/v1/chat/completions"
-COMPLETION_WINDOW = "24h"
 OPENAI_MAX_REQUESTS = 50_000
 OPENAI_MAX_BYTES = 200 * 1024 * 1024
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
@@ -305,8 +304,8 @@ class OpenAIBatches:
         )
         batch = await self.client.batches.create(
             input_file_id=uploaded.id,
-            endpoint=BATCH_ENDPOINT,
-            completion_window=COMPLETION_WINDOW,
+            endpoint="/v1/chat/completions",
+            completion_window="24h",
             metadata={SHARD_TAG: tag},
         )
         return uploaded.id, batch.id

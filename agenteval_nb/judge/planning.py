@@ -13,13 +13,16 @@ Rules:
   goes on to every later turn and sample of the metric and plans their requests too. The
   evaluation's results are thrown away;
 * an answer that feeds a later prompt (a call made under :func:`feeds_prompt`, e.g. the
-  hallucination judge's segmentation) is never a placeholder: its miss is planned and the call
-  fails, so no request built on a made-up answer is ever sent. The requests that depend on it
-  are planned in the next round, once its answer is in the cache;
+  hallucination judge's segmentation) is planned too, and its placeholder marks the judged turn
+  (:func:`judged_turn`) as *derived*: no later request of that turn is planned (it may be built
+  on the made-up answer), so none is ever sent. They are planned in the next round, once the
+  real answer is in the cache; outside a judged turn such a miss fails its call instead;
 * **answering** (``planning=False``): every answer comes from the cache; the keys in
   ``answered`` came through this job's batches and count as live batch requests (not cache
   hits, priced at the batch discount: :mod:`.usage`); a key in ``failures`` fails its call
   with the provider's code and message; any other miss fails with ``no batch answer``;
+* endpoints in ``sync_endpoints`` (no batch API, ``on_unsupported="sync"``) are not planned;
+  when answering, their misses are sent at once, as the synchronous client sends them;
 * the API key stays in memory (:attr:`BatchJudgeClient.endpoints`), never in a plan.
 """
 
@@ -41,6 +44,17 @@ _FEEDS_PROMPT: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "agenteval_judge_feeds_prompt", default=False
 )
 
+
+@dataclass(slots=True)
+class _Turn:
+    derived: bool = False
+    """A placeholder answered a call whose answer feeds a later prompt of this turn."""
+
+
+_TURN: contextvars.ContextVar[_Turn | None] = contextvars.ContextVar(
+    "agenteval_judged_turn", default=None
+)
+
 Placeholder = Callable[[dict[str, Any]], dict[str, Any]]
 """``placeholder(request_body) -> chat completion`` standing in for a planned answer."""
 
@@ -53,6 +67,16 @@ def feeds_prompt() -> Iterator[None]:
         yield
     finally:
         _FEEDS_PROMPT.reset(token)
+
+
+@contextlib.contextmanager
+def judged_turn() -> Iterator[None]:
+    """One judged turn (its samples and extra calls): the scope of :func:`feeds_prompt`."""
+    token = _TURN.set(_Turn())
+    try:
+        yield
+    finally:
+        _TURN.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +126,7 @@ class BatchJudgeClient(JudgeClient):
         self.failures = dict(failures or {})
         self.planned: dict[str, PlannedRequest] = {}
         self.endpoints: dict[str, Endpoint] = {}
+        self.sync_endpoints: set[str] = set()
 
     async def _complete_http(self, request: JudgeRequest, sample_index: int) -> JudgeCall:
         base_url = request.endpoint.base_url
@@ -111,6 +136,9 @@ class BatchJudgeClient(JudgeClient):
         if cached is not None:
             batch = key in self.answered
             return self._finish(cached, request.model, 0.0, not batch, key, sample_index, 0, batch)
+        synchronous = base_url in self.sync_endpoints
+        if synchronous and not self.planning:
+            return await super()._complete_http(request, sample_index)
         failure = self.failures.get(key)
         if failure is not None:
             raise JudgeError(failure.text(), kind="batch")
@@ -119,9 +147,17 @@ class BatchJudgeClient(JudgeClient):
                 f"no batch answer for this {request.model} request (it was not in the job's plan)",
                 kind="batch",
             )
-        self.planned.setdefault(key, PlannedRequest(key, base_url, request.model, request.body))
+        turn = _TURN.get()
+        derived = turn is not None and turn.derived
+        if not synchronous and not derived:
+            planned = PlannedRequest(key, base_url, request.model, request.body)
+            self.planned.setdefault(key, planned)
         if _FEEDS_PROMPT.get():
-            raise JudgeError("planned for the batch: a later prompt needs its answer", kind="batch")
+            if turn is None:
+                raise JudgeError(
+                    "planned for the batch: a later prompt needs its answer", kind="batch"
+                )
+            turn.derived = True
         assert self.placeholder is not None
         return self._finish(
             self.placeholder(request.body), request.model, 0.0, False, key, sample_index

@@ -237,13 +237,13 @@ class FakeBatches:
             except ValueError:
                 errors.append(_error("invalid_json_line", number))
                 continue
-            custom_id = line.get("custom_id")
+            custom_id = str(line.get("custom_id"))
             if custom_id in seen:
                 errors.append(_error("duplicate_custom_id", number))
             seen.add(custom_id)
             if line.get("url") != batch.data["endpoint"]:
                 errors.append(_error("mismatched_url", number))
-            model = (line.get("body") or {}).get("model")
+            model = str((line.get("body") or {}).get("model"))
             if models and model not in models:
                 errors.append(_error("mismatched_model", number))
             models.add(model)

@@ -48,12 +48,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import wire_forms
-
-if TYPE_CHECKING:
-    from .fake_batches import FakeBatches
 
 Handler = Callable[[dict[str, Any]], "dict[str, Any] | FakeResponse"]
 
@@ -309,6 +306,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client gave up (e.g. a timeout test)
 
 
+class BatchRoutes(Protocol):
+    """The files and batches routes (:class:`~agenteval_nb.testing.fake_batches.FakeBatches`):
+    ``handle`` answers a route of theirs (None: not one), ``answer`` is set to the server's
+    chat answer for their lines."""
+
+    answer: Callable[[dict[str, Any]], FakeResponse] | None
+
+    def handle(
+        self, method: str, path: str, headers: Mapping[str, str], raw: bytes
+    ) -> FakeResponse | None: ...
+
+
 class FakeOpenAIServer:
     """Scripted OpenAI-compatible server on a random loopback port; use as a context manager.
 
@@ -325,7 +334,7 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
-        batches: FakeBatches | None = None,
+        batches: BatchRoutes | None = None,
     ) -> None:
         self.handler: Handler = handler or echo_handler
         self.batches = batches

@@ -55,7 +55,7 @@ from typing import Any, Protocol, runtime_checkable
 from ...criteria.gofmt import go_quote
 from ...errors import exception_message, exception_type_name
 from ...judge import JudgeCall
-from ...judge.planning import feeds_prompt
+from ...judge.planning import feeds_prompt, judged_turn
 from ...schema import (
     Criterion,
     EvalMetric,
@@ -581,7 +581,8 @@ class LLMJudgeEvaluator:
             turn = TurnInput(
                 list(actuals[: i + 1]), list(expecteds[: i + 1]), metric, i, session, options
             )
-            turns.append(await self.judge_turn(turn, stages, n_samples))
+            with judged_turn():
+                turns.append(await self.judge_turn(turn, stages, n_samples))
         try:
             aggregate = self.invocations_aggregator(metric, stages)
             return await maybe_await(aggregate(turns, metric))
