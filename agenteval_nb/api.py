@@ -145,7 +145,7 @@ async def evaluate_async(
     sets = _sources(evalset)
     metric_list, file_runs = load_metrics_config(metrics)  # type: ignore[arg-type]
     num_runs = positive_int("num_runs", num_runs if num_runs is not None else file_runs or 1)
-    if batch is not False:
+    if batch is not False and batch is not None:
         job = await BatchJob.start(
             evalset,
             metric_list,

@@ -380,3 +380,59 @@ def test_bad_batch_arguments_are_refused(server, tmp_path):
         batch_run(server, tmp_path, "b", metric_list=no_halluc(server.base_url))
     with pytest.raises(ValueError, match="retry_failed"):
         ae.BatchConfig(retry_failed=-1)
+
+
+class _WatchedBatches(FakeBatches):
+    """Records, at each create, which batch tags the job's manifest already lists."""
+
+    def __init__(self, manifest, **kw):
+        super().__init__(**kw)
+        self.manifest = manifest
+        self.listed_at_create = []
+
+    def _create(self, raw):
+        tags = [s["tag"] for s in json.loads(self.manifest.read_text())["shards"]]
+        self.listed_at_create.append((json.loads(raw)["metadata"]["agenteval_shard"], tags))
+        return super()._create(raw)
+
+
+def test_manifest_lists_a_shard_before_its_batch_is_created(tmp_path):
+    watched = _WatchedBatches(tmp_path / "b" / "batch_job" / "manifest.json")
+    with FakeOpenAIServer(heuristic_handler, batches=watched) as srv:
+        batch_run(srv, tmp_path, "b")
+    assert len(watched.listed_at_create) == 2  # two rounds
+    for tag, listed in watched.listed_at_create:
+        assert tag in listed
+
+
+def test_a_batch_created_before_a_crash_is_found_not_created_again(server, batches, tmp_path):
+    ae.evaluate(
+        EVALSET,
+        no_halluc(server.base_url),
+        agent=agent,
+        cache=tmp_path / "c.sqlite",
+        progress=False,
+        batch=fast(),
+        results_dir=tmp_path / "b",
+        wait=False,
+    )
+    path = tmp_path / "b" / "batch_job" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["shards"][0].update(batch_id=None, file_id=None, status="creating")  # the crash
+    path.write_text(json.dumps(manifest))
+    run = ae.BatchJob.load(tmp_path / "b").result()
+    assert batches.creates == 1
+    assert run.info["batch"]["batch_ids"] == ["batch-1"]
+
+
+def test_no_api_key_reaches_the_job_directory(server, tmp_path):
+    secret = "sk-batch-SECRET-9d1e"
+    metric_list = no_halluc(server.base_url)
+    for metric in metric_list:
+        metric["criterion"]["llmJudge"]["judgeModel"]["apiKey"] = secret
+    run = batch_run(server, tmp_path, "b", metric_list=metric_list)
+    assert run.info["batch"]["answered"] > 0
+    assert all(r.headers.get("authorization") == f"Bearer {secret}" for r in server.requests)
+    for path in (tmp_path / "b").rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
