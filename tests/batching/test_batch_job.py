@@ -328,7 +328,7 @@ def test_no_batch_api_is_a_clear_error_before_any_agent_call(tmp_path):
         raise AssertionError("the agent must not run")
 
     with FakeOpenAIServer(heuristic_handler) as srv:  # no files / batches routes: 404
-        with pytest.raises(BatchUnsupportedError, match="has no batch API.*HTTP 404"):
+        with pytest.raises(BatchUnsupportedError, match=r"has no batch API.*HTTP 404"):
             ae.evaluate(
                 EVALSET,
                 metrics(srv.base_url),
