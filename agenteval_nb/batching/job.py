@@ -14,9 +14,10 @@ A job lives in ``<results_dir>/batch_job/`` and goes through three phases:
    atomically, after it the manifest gets the batch id. Shards are polled with capped backoff;
    at a terminal status both result files are read, every success is written to the judge
    cache and every failed, expired or missing line is sent again ``retry_failed`` times, then
-   kept as a failure with the provider's code and message. A new planning pass over the
-   recorded inferences then finds requests that needed an earlier answer (a new round, at most
-   ``max_rounds``); none ⇒ the job is done. A shard created but not yet in the manifest (a
+   kept as a failure with the provider's code and message. When the last planning pass may
+   have left requests out (a placeholder fed a prompt, or a case failed), a new pass over the
+   recorded inferences finds them (a new round, at most ``max_rounds``); none ⇒ the job is
+   done. A shard created but not yet in the manifest (a
    crash in between) is found again by its metadata tag, never created twice;
 3. **score** (:meth:`BatchJob.result`): the evaluation runs once more over the recorded
    inferences, every answer read from the cache through the normal code path, so the results
@@ -232,6 +233,7 @@ class BatchJob:
         finally:
             await planner.aclose()
         manifest["info"] = {k: first.info[k] for k in KEPT_INFO if k in first.info}
+        manifest["replan"] = _needs_replan(planner, first)
         write_inferences(directory / INFERENCES, recorder.inferences)
         _save(directory, manifest)
         job = cls(directory, manifest, metrics=metrics, evalsets=evalsets, options=options)
@@ -369,10 +371,14 @@ class BatchJob:
             if retry:
                 await self._send(retry)
                 continue
+            if not manifest["replan"]:
+                manifest["state"] = "done"
+                _save(self.directory, manifest)
+                break
             planner = _client(manifest, planning=True, answered=manifest["answered"])
             planner.failures = _failures(manifest)
             try:
-                await self._evaluate(
+                run = await self._evaluate(
                     self._evalset_arg(),
                     self.metrics,
                     **_pass_options(manifest, self.options),
@@ -383,6 +389,7 @@ class BatchJob:
             finally:
                 await planner.aclose()
             self._endpoints.update(planner.endpoints)
+            manifest["replan"] = _needs_replan(planner, run)
             await self._send_round(planner.planned)
         return self
 
@@ -624,6 +631,14 @@ def _client(
         requests_per_minute=options.get("requests_per_minute"),
         price_table=None if prices is None else {m: tuple(p) for m, p in prices.items()},
     )
+
+
+def _needs_replan(planner: BatchJudgeClient, run: Any) -> bool:
+    """Whether a planning pass may have left requests unplanned: a placeholder fed a prompt
+    (its turn waits for the real answer), or a case failed (a metric that stopped early, e.g. on
+    a placeholder its scorer could not read, planned none of its later calls)."""
+    cases = run.result.eval_case_results or ()
+    return planner.fed_placeholders > 0 or any(c.error_message for c in cases)
 
 
 def _failures(manifest: Mapping[str, Any]) -> dict[str, LineFailure]:

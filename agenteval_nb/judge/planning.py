@@ -127,6 +127,8 @@ class BatchJudgeClient(JudgeClient):
         self.planned: dict[str, PlannedRequest] = {}
         self.endpoints: dict[str, Endpoint] = {}
         self.sync_endpoints: set[str] = set()
+        self.fed_placeholders = 0
+        """Planned calls whose answer feeds a later prompt: their turns need another round."""
 
     async def _complete_http(self, request: JudgeRequest, sample_index: int) -> JudgeCall:
         base_url = request.endpoint.base_url
@@ -153,6 +155,7 @@ class BatchJudgeClient(JudgeClient):
             planned = PlannedRequest(key, base_url, request.model, request.body)
             self.planned.setdefault(key, planned)
         if _FEEDS_PROMPT.get():
+            self.fed_placeholders += 1
             if turn is None:
                 raise JudgeError(
                     "planned for the batch: a later prompt needs its answer", kind="batch"

@@ -436,3 +436,15 @@ def test_no_api_key_reaches_the_job_directory(server, tmp_path):
     for path in (tmp_path / "b").rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(errors="replace"), path
+
+
+@pytest.mark.parametrize(("with_halluc", "passes"), [(False, 2), (True, 3)])
+def test_a_planning_pass_is_repeated_only_when_a_prompt_waits_for_an_answer(
+    server, tmp_path, with_halluc, passes
+):
+    seen = []
+    callbacks = ae.Callbacks().register("AfterEvaluateSet", lambda event: seen.append(event.run_id))
+    metric_list = metrics(server.base_url) if with_halluc else no_halluc(server.base_url)
+    run = batch_run(server, tmp_path, "b", metric_list=metric_list, callbacks=callbacks)
+    assert len(seen) == passes  # plan (+ re-plan) + score
+    assert run.info["batch"]["rounds"] == passes - 1
