@@ -216,7 +216,9 @@ class BatchJob:
             "shards": [],
             "attempts": {},
             "answered": [],
+            "pending": {},
             "failures": {},
+            "replan": True,
         }
         recorder = RecordingExecutor()
         planner = _client(manifest, planning=True)
@@ -397,7 +399,7 @@ class BatchJob:
         """Failed lines still under ``retry_failed`` resends, read back from their shard files
         (their failure is dropped: the resend decides)."""
         manifest = self.manifest
-        pending = manifest.get("pending", {})
+        pending = manifest["pending"]
         keys = [k for k in pending if manifest["attempts"].get(k, 0) <= self.config.retry_failed]
         for key in pending:
             if key not in keys:
@@ -449,7 +451,7 @@ class BatchJob:
         finally:
             await provider.aclose()
         self._store_answers(entry, result.answers)
-        pending = self.manifest.setdefault("pending", {})
+        pending = self.manifest["pending"]
         for key, failure in result.failures.items():
             pending[key] = {"code": failure.code, "message": failure.message}
         entry["done"] = True
