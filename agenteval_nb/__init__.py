@@ -33,6 +33,8 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "agenteval_nb.api",
     "evaluate_async": "agenteval_nb.api",
     "EvalRun": "agenteval_nb.evalrun",
+    "BatchJob": "agenteval_nb.api",
+    "BatchConfig": "agenteval_nb.judge.batch",
     "load_run": "agenteval_nb.runs",
     "RunCollection": "agenteval_nb.runs",
     "compare": "agenteval_nb.views",

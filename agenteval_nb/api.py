@@ -18,6 +18,8 @@ from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
 from .analysis.record import RecordBuilder, RunRecord
 from .analysis.reviews import keep_marks_in_store
+from .batching import job as batching
+from .batching.job import batch_config
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .engine.callbacks import Callbacks
 from .engine.executor import CaseExecutor
@@ -40,12 +42,13 @@ from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
 from .judge.adaptive import Adaptive
+from .judge.batch import BatchConfig
 from .judge.budget import check_budget_setup, checked_cap, dollars
 from .judge.usage import checked_prices
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
 from .stores.local import LocalResultStore
-from .syncio import sync_twin
+from .syncio import run_sync, sync_twin
 
 EvalSetInput = Source | EvalSet
 """An eval set, or a path / JSON text / dict to load one from."""
@@ -90,6 +93,8 @@ async def evaluate_async(
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
     budget_usd: float | None = None,
+    batch: bool | BatchConfig = False,
+    wait: bool = True,
     observer: RunObserver | None = None,
 ) -> EvalRun:
     """Evaluate ``evalset`` with ``metrics`` and return an :class:`EvalRun` (awaitable).
@@ -143,12 +148,60 @@ async def evaluate_async(
     (a str: bars labelled with it, as ``ae.experiment`` labels each variant's); ``observer``
     watches the run as it goes (:class:`~agenteval_nb.engine.options.RunObserver`: ``ae.start``
     passes one that journals each finished case-run and stops starting new ones on cancel).
+
+    Batch judging: ``batch=True`` (or an ``ae.BatchConfig``) sends the judge requests the cache
+    cannot answer through the provider's batch API at half price (the job is kept in
+    ``results_dir``, which is required; :mod:`agenteval_nb.batching.job`); the results equal a
+    synchronous run's. ``wait=False`` returns the :class:`BatchJob` once its batches are sent
+    (``job.wait()``, ``job.result()``; ``ae.BatchJob.load(results_dir)`` in a new process).
+    Not with ``budget_usd`` (a batch is priced when it ends, not call by call) nor through
+    ``ae.start``.
     """
     # the keywords, checked (nothing is opened yet)
     sets = _sources(evalset)
-    registry = registry or Registry.default()
     metric_list, file_runs = load_metrics_config(metrics)  # type: ignore[arg-type]
     num_runs = positive_int("num_runs", num_runs if num_runs is not None else file_runs or 1)
+    if batch is not False and batch is not None:
+        if budget_usd is not None or observer is not None:
+            raise ConfigError(
+                "batch judging takes no budget_usd and does not run through ae.start: a batch "
+                "is priced and scored when the provider ends it"
+            )
+        job = await BatchJob.start(
+            evalset,
+            metric_list,
+            config=batch_config(batch),
+            results_dir=results_dir,
+            keywords={
+                "agent": agent,
+                "expected_agent": expected_agent,
+                "user_simulator": user_simulator,
+                "tool_mock_agent": tool_mock_agent,
+                "agent_timeout": agent_timeout,
+                "session_id_factory": session_id_factory,
+                "executor": executor,
+                "registry": registry,
+                "judge": judge,
+                "cache": cache,
+                "callbacks": callbacks,
+                "case_aggregator": case_aggregator,
+                "case_parallelism": case_parallelism,
+                "runs_parallel": runs_parallel,
+                "case_ids": case_ids,
+                "app_name": app_name,
+                "result_store": result_store,
+                "progress": progress,
+                "judge_num_samples": judge_num_samples,
+                "judge_concurrency": judge_concurrency,
+                "judge_max_retries": judge_max_retries,
+                "judge_timeout": judge_timeout,
+                "requests_per_minute": requests_per_minute,
+                "price_table": price_table,
+                "num_runs": num_runs,
+            },
+        )
+        return await job.result_async() if wait else job  # type: ignore[return-value]
+    registry = registry or Registry.default()
     parallelism = (
         None if case_parallelism is None else positive_int("case_parallelism", case_parallelism)
     )
@@ -215,6 +268,26 @@ async def evaluate_async(
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
     return evaluation_run(out, builder, context, agents, results_dir, result_store)
+
+
+class BatchJob(batching.BatchJob):
+    """A batch-judged evaluation (``ae.BatchJob``; :mod:`agenteval_nb.batching.job`): its
+    passes run :func:`evaluate_async`. ``BatchJob.load(results_dir)`` resumes one."""
+
+    evaluate_fn = staticmethod(evaluate_async)
+
+    def wait(self) -> BatchJob:
+        """Block until every batch ended (:meth:`wait_async`)."""
+        run_sync(self.wait_async)
+        return self
+
+    def result(self) -> EvalRun:
+        """The scored run (:meth:`result_async`), waiting first if needed."""
+        return run_sync(self.result_async)
+
+    def cancel(self) -> None:
+        """Cancel the provider batches still running (:meth:`cancel_async`)."""
+        run_sync(self.cancel_async)
 
 
 @sync_twin(evaluate_async)

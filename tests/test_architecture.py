@@ -56,6 +56,11 @@ LAYERS: list[tuple[set[str], str]] = [
     ({"evalrun"}, "EvalRun, the front door of a record: one line per method into the rooms below"),
     ({"runs"}, "load_run, as_run, RunCollection: anything a run comes from, made an EvalRun"),
     (
+        {"batching"},
+        "batch judging: passes of the evaluation the front door hands it, judge requests sent"
+        " through the provider's batch API, resumed from results_dir",
+    ),
+    (
         {"api", "views"},
         "ae.evaluate returns an EvalRun; ae.compare/export_html/inspect coerce once",
     ),

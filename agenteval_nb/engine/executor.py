@@ -55,12 +55,13 @@ async def run_case(
 @runtime_checkable
 class CaseRunner(Protocol):
     """The cases of one run on an executor: ``run`` per case (a case lost beyond retries comes
-    back as a failed result naming why), ``close`` after the run's last case (it also hands the
-    usage totals gathered remotely back to the run's context)."""
+    back as a failed result naming why; a result of None: the engine evaluates the inference
+    in this process), ``close`` after the run's last case (it also hands the usage totals
+    gathered remotely back to the run's context)."""
 
     async def run(
         self, case: EvalCase, session_id: str
-    ) -> tuple[InferenceResult, EvalCaseResult]: ...
+    ) -> tuple[InferenceResult, EvalCaseResult | None]: ...
 
     async def close(self) -> None: ...
 

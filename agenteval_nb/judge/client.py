@@ -453,8 +453,9 @@ class JudgeClient:
         key: str,
         sample_index: int,
         retries: int = 0,
+        batch: bool = False,
     ) -> JudgeCall:
-        usage = JudgeUsage.from_response(response, model, self.price_table)
+        usage = JudgeUsage.from_response(response, model, self.price_table, batch=batch)
         self.usage.add(usage, latency_s=latency, cache_hit=cache_hit)
         return JudgeCall(
             response=response,

@@ -7,11 +7,14 @@ Rules:
   (``usage.completion_tokens_details.reasoning_tokens``); missing or non-integer values count 0;
 * cost = ``prompt_tokens × input_price + completion_tokens × output_price`` / 1,000,000, with
   prices from ``price_table[model] = (input_per_1M, output_per_1M)`` (cached and reasoning tokens
-  are billed inside those two counts); ``None`` when the model has no price. A price is a
+  are billed inside those two counts), times :data:`BATCH_DISCOUNT` for an answer that came
+  through the provider's batch API; ``None`` when the model has no price. A price is a
   finite number ≥ 0: a table with a negative, NaN or infinite price is refused where it is
   handed in, naming the model (:func:`checked_prices`);
 * totals count live requests only for tokens, cost and latency; cache hits are counted apart
-  (they cost nothing this time). Totals are safe to update from several threads and loops.
+  (they cost nothing this time); batch answers count as requests, and also as
+  ``batch_requests`` with ``batch_saved`` (what the same calls would have cost synchronously
+  minus what they cost). Totals are safe to update from several threads and loops.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+BATCH_DISCOUNT = 0.5
+"""The share of the synchronous price a provider batch answer costs (OpenAI: 50 %)."""
 
 PriceTable = Mapping[str, tuple[float, float]]
 """``{model: (input price, output price)}``, per million tokens (:func:`checked_prices`)."""
@@ -72,6 +78,8 @@ class JudgeUsage:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     cost: float | None = None
+    batch: bool = False
+    """Answered through the provider's batch API (``cost`` is the discounted price)."""
 
     @property
     def total_tokens(self) -> int:
@@ -79,7 +87,12 @@ class JudgeUsage:
 
     @classmethod
     def from_response(
-        cls, response: Mapping[str, Any], model: str | None, price_table: PriceTable | None
+        cls,
+        response: Mapping[str, Any],
+        model: str | None,
+        price_table: PriceTable | None,
+        *,
+        batch: bool = False,
     ) -> JudgeUsage:
         usage = response.get("usage")
         prompt = _count(usage, "prompt_tokens")
@@ -89,7 +102,8 @@ class JudgeUsage:
             completion_tokens=completion,
             cached_tokens=_count(usage, "prompt_tokens_details", "cached_tokens"),
             reasoning_tokens=_count(usage, "completion_tokens_details", "reasoning_tokens"),
-            cost=cost_of(model, prompt, completion, price_table),
+            cost=cost_of(model, prompt, completion, price_table, batch=batch),
+            batch=batch,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -99,17 +113,25 @@ class JudgeUsage:
             "cached_tokens": self.cached_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cost": self.cost,
+            "batch": self.batch,
         }
 
 
 def cost_of(
-    model: str | None, prompt_tokens: int, completion_tokens: int, price_table: PriceTable | None
+    model: str | None,
+    prompt_tokens: int,
+    completion_tokens: int,
+    price_table: PriceTable | None,
+    *,
+    batch: bool = False,
 ) -> float | None:
-    """Cost in the price table's currency, or ``None`` when ``model`` has no entry."""
+    """Cost in the price table's currency (``batch``: at :data:`BATCH_DISCOUNT` of it), or
+    ``None`` when ``model`` has no entry."""
     if not price_table or model is None or model not in price_table:
         return None
     input_price, output_price = price_table[model]
-    return (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000
+    full = (prompt_tokens * input_price + completion_tokens * output_price) / 1_000_000
+    return full * BATCH_DISCOUNT if batch else full
 
 
 class UsageTotals:
@@ -125,12 +147,14 @@ class UsageTotals:
         "cached_tokens",
         "reasoning_tokens",
         "unpriced_requests",
+        "batch_requests",
     )
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(self._FIELDS, 0)
         self._cost = 0.0
+        self._batch_saved = 0.0
         self._latency = 0.0
 
     def add(self, usage: JudgeUsage, *, latency_s: float, cache_hit: bool) -> None:
@@ -150,6 +174,10 @@ class UsageTotals:
                 counts["unpriced_requests"] += 1
             else:
                 self._cost += usage.cost
+            if usage.batch:
+                counts["batch_requests"] += 1
+                if usage.cost is not None:
+                    self._batch_saved += usage.cost / BATCH_DISCOUNT - usage.cost
             self._latency += latency_s
 
     def add_error(self) -> None:
@@ -157,9 +185,15 @@ class UsageTotals:
             self._counts["errors"] += 1
 
     def as_dict(self) -> dict[str, Any]:
-        """A snapshot: the counters plus ``cost`` and ``latency_s`` (sums over live requests)."""
+        """A snapshot: the counters plus ``cost``, ``batch_saved`` and ``latency_s`` (sums over
+        live requests)."""
         with self._lock:
-            return {**self._counts, "cost": self._cost, "latency_s": self._latency}
+            return {
+                **self._counts,
+                "cost": self._cost,
+                "batch_saved": self._batch_saved,
+                "latency_s": self._latency,
+            }
 
     def merge(self, snapshot: dict[str, Any]) -> None:
         """Add another client's :meth:`as_dict` snapshot (e.g. a remote worker's totals)."""
@@ -167,6 +201,7 @@ class UsageTotals:
             for name in self._FIELDS:
                 self._counts[name] += int(snapshot.get(name, 0) or 0)
             self._cost += float(snapshot.get("cost", 0.0) or 0.0)
+            self._batch_saved += float(snapshot.get("batch_saved", 0.0) or 0.0)
             self._latency += float(snapshot.get("latency_s", 0.0) or 0.0)
 
     def _get(self, name: str) -> int:

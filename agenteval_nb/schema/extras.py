@@ -51,6 +51,9 @@ class JudgeSample(WireModel):
     reasoning_tokens: int | None = None
     latency_ms: float | None = None
     cost_usd: float | None = None
+    batch: bool | None = None
+    """True when answered through the provider's batch API (``cost_usd`` at the batch
+    price); absent otherwise."""
 
 
 class JudgeRecord(WireModel):

@@ -22,6 +22,9 @@ Rules:
 * ``GET /_fake/stats`` returns ``{"request_count", "max_in_flight", "rate_limited_count"}`` and
   ``POST /_fake/reset``
   clears the records, so a server in another process can be inspected.
+* ``batches``: a :class:`~agenteval_nb.testing.fake_batches.FakeBatches` serves the files and
+  batches endpoints, each line answered as a chat request would be (not counted as one);
+  without it those routes answer 404, as a server without a batch API does.
 * A client that drops its connection is not reported; other handler errors are printed.
 * HTTP/1.1 keep-alive, ``TCP_NODELAY`` on every connection (without it keep-alive requests
   stall ~45 ms on delayed ACKs), listen backlog 1024, daemon handler threads.
@@ -51,7 +54,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 from . import wire_forms
 
@@ -309,6 +312,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client gave up (e.g. a timeout test)
 
 
+class BatchRoutes(Protocol):
+    """The files and batches routes (:class:`~agenteval_nb.testing.fake_batches.FakeBatches`):
+    ``handle`` answers a route of theirs (None: not one), ``answer`` is set to the server's
+    chat answer for their lines."""
+
+    answer: Callable[[dict[str, Any]], FakeResponse] | None
+
+    def handle(
+        self, method: str, path: str, headers: Mapping[str, str], raw: bytes
+    ) -> FakeResponse | None: ...
+
+
 class FakeOpenAIServer:
     """Scripted OpenAI-compatible server on a random loopback port; use as a context manager.
 
@@ -328,10 +343,14 @@ class FakeOpenAIServer:
         retry_after_s: float = 0.1,
         host: str = "127.0.0.1",
         port: int = 0,
+        batches: BatchRoutes | None = None,
     ) -> None:
         if capacity is not None and capacity < 1:
             raise ValueError("capacity must be at least 1")
         self.handler: Handler = handler or echo_handler
+        self.batches = batches
+        if batches is not None:
+            batches.answer = lambda body: self._answer(None, body, responses_api=False)
         self.latency_s = latency_s
         self.capacity = capacity
         self.retry_after_s = retry_after_s
@@ -468,6 +487,13 @@ class FakeOpenAIServer:
                 scripted = self._script.popleft() if self._script else None
         if over:
             self._send_rate_limit(request)
+            return
+        batch_answer = None
+        if not is_chat and self.batches is not None:
+            batch_answer = self.batches.handle(method, path, headers, raw)
+        if batch_answer is not None:
+            body, content_type = batch_answer.encode()
+            request.send(batch_answer.status, body, content_type, batch_answer.headers)
             return
         if not is_chat:
             if method == "GET" and path.endswith("/models"):

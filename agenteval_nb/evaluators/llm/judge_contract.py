@@ -55,6 +55,7 @@ from typing import Any, Protocol, runtime_checkable
 from ...criteria.gofmt import go_quote
 from ...errors import exception_message, exception_type_name
 from ...judge import JudgeCall
+from ...judge.planning import feeds_prompt, judged_turn
 from ...schema import (
     Criterion,
     EvalMetric,
@@ -156,8 +157,11 @@ class TurnInput:
     state: dict[str, Any] = field(default_factory=dict)
 
     async def extra_call(self, messages: PromptMessages, *, purpose: str) -> JudgeCall:
-        """A judge call outside the scored samples (recorded in ``JudgeRecord.extra_calls``)."""
-        call = await self.judge.call(messages, sample_index=0)
+        """A judge call outside the scored samples (recorded in ``JudgeRecord.extra_calls``);
+        its answer may go into a later prompt (:func:`~agenteval_nb.judge.planning.feeds_prompt`:
+        batch planning never makes it up)."""
+        with feeds_prompt():
+            call = await self.judge.call(messages, sample_index=0)
         self.record_extra(call, reason=purpose)
         return call
 
@@ -242,6 +246,7 @@ def sample_record(call: JudgeCall, sample_index: int | None = None) -> JudgeSamp
         reasoning_tokens=call.reasoning_tokens,
         latency_ms=round(call.latency_s * 1000.0, 3),
         cost_usd=call.cost,
+        batch=True if call.usage.batch else None,
     )
 
 
@@ -576,7 +581,8 @@ class LLMJudgeEvaluator:
             turn = TurnInput(
                 list(actuals[: i + 1]), list(expecteds[: i + 1]), metric, i, session, options
             )
-            turns.append(await self.judge_turn(turn, stages, n_samples))
+            with judged_turn():
+                turns.append(await self.judge_turn(turn, stages, n_samples))
         try:
             aggregate = self.invocations_aggregator(metric, stages)
             return await maybe_await(aggregate(turns, metric))
