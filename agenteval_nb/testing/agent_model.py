@@ -33,6 +33,14 @@ message; the *user text* is that message's content, text parts joined):
 4. Else the text of the first ``answers`` entry whose keyword matches the user text (same
    matching as 1), else ``fallback``.
 
+**DSPy's text protocol** (:mod:`.field_text`): a request whose last user message asks for
+``[[ ## field ## ]]`` output fields is answered in kind, by the same rules read on that
+message's first input field (the question): a ReAct step (``next_tool_name`` wanted) calls the
+first pending rule's tool (not yet named in the trajectory, offered in the step's ``Literal``
+list) with its arguments as ``next_tool_args``, else ``finish``; any other request gets the
+final answer of rule 3 from the trajectory's observations (rule 4 without any) in each wanted
+field (``reasoning``: a fixed note). Mistakes are not drawn in this protocol.
+
 **Controlled imperfection** (so that repeated runs differ and pass@k has something to show):
 with ``error_rate`` = p, the first step of a turn (the request that ends with the user's
 message) makes a mistake when ``u < p``, where ``u`` in [0, 1) comes from a SHA-256 of the
@@ -66,6 +74,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..offline_flags import SCRIPTED_AGENT_MODEL
+from . import field_text
 from .fake_server import completion, tool_call
 
 __all__ = [
@@ -79,7 +88,7 @@ __all__ = [
 DEFAULT_FALLBACK = "I am a scripted agent model (not an LLM) and have no answer to that."
 MISTAKES = ("wrong_tool", "wrong_arguments", "skip_tool")
 _FINGERPRINT = "scripted-agent"
-_ERROR_PREFIXES = ("error:", "an error occurred")
+_ERROR_PREFIXES = ("error:", "an error occurred", "execution error")
 
 ArgumentsSpec = Mapping[str, Any] | str | re.Pattern[str] | Callable[[str], Mapping[str, Any]]
 
@@ -95,7 +104,9 @@ class ToolRule:
     ``arguments``: a dict, a regex with named groups (str or compiled) or ``text -> dict``.
     ``say``: content sent along with the call (an intermediate response). ``answer``: the final
     answer template (``{result[...]}``, ``{arguments[...]}``, ``{tool}``). ``guess``: what the
-    model answers when it skips the tool by mistake.
+    model answers when it skips the tool by mistake. ``recall``: when a regex finds nothing in
+    the user text, the latest earlier user message of the conversation where it matches gives
+    the arguments (a follow-up such as "And tomorrow?" needs the agent to send its memory).
     """
 
     tool: str
@@ -104,6 +115,7 @@ class ToolRule:
     say: str | None = None
     answer: str | None = None
     guess: str | None = None
+    recall: bool = False
     _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -130,16 +142,19 @@ class ToolRule:
         lowered = text.lower()
         return any(p.search(lowered) for p in self._patterns)
 
-    def arguments_for(self, text: str) -> dict[str, Any]:
-        """The call's arguments for the user text ``text``."""
+    def arguments_for(self, text: str, earlier: Sequence[str] = ()) -> dict[str, Any]:
+        """The call's arguments for the user text ``text`` (``earlier``: the conversation's
+        earlier user texts, oldest first, read when ``recall`` is set)."""
         spec = self.arguments
         if spec is None:
             return {}
         if isinstance(spec, str | re.Pattern):
-            found = re.search(spec, text)
-            if found is None:
-                return {}
-            return {k: v for k, v in found.groupdict().items() if v is not None}
+            texts = [text, *reversed(earlier)] if self.recall else [text]
+            for candidate in texts:
+                found = re.search(spec, candidate)
+                if found is not None:
+                    return {k: v for k, v in found.groupdict().items() if v is not None}
+            return {}
         if isinstance(spec, Mapping):
             return dict(spec)
         produced = spec(text)
@@ -212,6 +227,7 @@ class _Request:
     offered: list[str]
     user_text: str
     turn: list[Mapping[str, Any]]
+    earlier: list[str]
 
     @classmethod
     def parse(cls, request: Mapping[str, Any]) -> _Request:
@@ -226,7 +242,8 @@ class _Request:
                     offered.append(name)
         last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
         user_text = _text(messages[last_user].get("content")) if last_user >= 0 else ""
-        return cls(messages, offered, user_text, messages[last_user + 1 :])
+        earlier = [_text(m.get("content")) for m in messages[:last_user] if m.get("role") == "user"]
+        return cls(messages, offered, user_text, messages[last_user + 1 :], earlier)
 
     def calls(self, messages: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, Any]]:
         """``(id, name, decoded arguments)`` of the assistant tool calls in ``messages``."""
@@ -304,6 +321,9 @@ class ScriptedAgentModel:
     def handler(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Answer one chat-completions request body with a ``chat.completion`` dict."""
         parsed = _Request.parse(request)
+        fields = field_text.read(parsed.user_text)
+        if fields is not None:
+            return self._field_reply(fields, parsed)
         called = {name for _, name, _ in parsed.calls(parsed.turn)}
         pending = [
             r
@@ -315,7 +335,7 @@ class ScriptedAgentModel:
         if pending and kind != "skip_tool":
             return self._call(pending, parsed, draw, kind)
         if parsed.turn and parsed.results():
-            return self._finish(self._final(parsed), parsed, kind)
+            return self._finish(self._final(parsed.results()), parsed, kind)
         guess = pending[0].guess if kind == "skip_tool" else None
         return self._finish(guess or self._answer(parsed.user_text), parsed, kind)
 
@@ -348,7 +368,9 @@ class ScriptedAgentModel:
         for kind in self.mistakes:
             if kind == "wrong_tool" and all(t == first.tool for t in parsed.offered):
                 continue
-            if kind == "wrong_arguments" and not first.arguments_for(parsed.user_text):
+            if kind == "wrong_arguments" and not first.arguments_for(
+                parsed.user_text, parsed.earlier
+            ):
                 continue
             kinds.append(kind)
         return kinds[min(int(v * len(kinds)), len(kinds) - 1)] if kinds else None
@@ -361,7 +383,7 @@ class ScriptedAgentModel:
         kind: str | None,
     ) -> dict[str, Any]:
         chosen = pending if self.parallel else pending[:1]
-        planned = [(r.tool, r.arguments_for(parsed.user_text)) for r in chosen]
+        planned = [(r.tool, r.arguments_for(parsed.user_text, parsed.earlier)) for r in chosen]
         if kind == "wrong_tool":
             others = [t for t in parsed.offered if t != chosen[0].tool]
             pick = others[min(int(draw[2] * len(others)), len(others) - 1)]
@@ -380,13 +402,13 @@ class ScriptedAgentModel:
         body["system_fingerprint"] = _fingerprint(kind)
         return body
 
-    def _final(self, parsed: _Request) -> str:
+    def _final(self, results: Iterable[tuple[str, Any, str]]) -> str:
         templates: dict[str, str] = {}
         for rule in self.rules:
             if rule.answer is not None:
                 templates.setdefault(rule.tool, rule.answer)
         sentences = []
-        for tool, arguments, text in parsed.results():
+        for tool, arguments, text in results:
             if text.strip().lower().startswith(_ERROR_PREFIXES):
                 sentences.append(f"Sorry, I could not complete {tool}: {text.strip()}.")
                 continue
@@ -401,6 +423,46 @@ class ScriptedAgentModel:
                     sentence = None
             sentences.append(sentence or f"Result of {tool}: {_compact(result)}.")
         return " ".join(sentences)
+
+    def _field_reply(self, message: field_text.FieldMessage, parsed: _Request) -> dict[str, Any]:
+        """A request in DSPy's field-marker text protocol, answered by the same rules (module
+        doc): the next ReAct step, or the output fields."""
+        question = message.question
+        earlier = [m.question if (m := field_text.read(t)) else t for t in parsed.earlier]
+        steps = list(message.steps())
+        values: dict[str, str]
+        if "next_tool_name" in message.wanted:
+            called = {name for name, _, _ in steps}
+            pending = [
+                r
+                for r in self.rules
+                if r.tool in message.tool_names and r.tool not in called and r.matches(question)
+            ]
+            if pending:
+                rule = pending[0]
+                arguments = rule.arguments_for(question, earlier)
+                values = {
+                    "next_thought": rule.say or f"I call {rule.tool}.",
+                    "next_tool_name": rule.tool,
+                    "next_tool_args": json.dumps(arguments, ensure_ascii=False),
+                }
+            else:
+                values = {
+                    "next_thought": "I have what I need.",
+                    "next_tool_name": field_text.FINISH,
+                    "next_tool_args": "{}",
+                }
+        else:
+            results = [
+                (name, _decode(arguments), observation)
+                for name, arguments, observation in steps
+                if name != field_text.FINISH
+            ]
+            answer = self._final(results) if results else self._answer(question)
+            values = {"reasoning": "Scripted, not an LLM."}
+            values.update({name: answer for name in message.wanted if name != "reasoning"})
+        content = field_text.reply({name: values.get(name, "") for name in message.wanted})
+        return self._finish(content, parsed, None)
 
     def _answer(self, user_text: str) -> str:
         lowered = user_text.lower()
