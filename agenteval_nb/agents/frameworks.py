@@ -179,6 +179,10 @@ class _DspyFields:
         return getattr(result, self.answer, result)
 
 
+def _dspy_reader(module: Any) -> Output:
+    return lambda result: _DspyFields.of(module).read(result)
+
+
 async def _dspy(module: Any, turn: Turn, memory: SessionMemory) -> Any:
     fields = _DspyFields.of(module)
     inputs: dict[str, Any] = {fields.text: turn.text}
@@ -199,11 +203,11 @@ async def _dspy(module: Any, turn: Turn, memory: SessionMemory) -> Any:
 def _adk_runner(obj: Any) -> Any:
     """An ADK runner for ``obj``: the runner itself, else an in-memory runner of the app or
     agent."""
-    if hasattr(obj, "run_async") and hasattr(obj, "session_service"):
+    if _defines(obj, "google.adk.", "Runner"):
         return obj
     from google.adk.runners import InMemoryRunner  # an ADK object: the package is there
 
-    if hasattr(obj, "root_agent"):
+    if _defines(obj, "google.adk.", "App"):
         return InMemoryRunner(app=obj)
     return InMemoryRunner(agent=obj)
 
@@ -276,7 +280,7 @@ WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     ),
     (
         lambda o: _defines(o, "dspy.", "Module"),
-        Way("dspy", _dspy, _attribute_output("answer"), lambda o: _DspyFields.of(o).read),
+        Way("dspy", _dspy, _attribute_output("answer"), _dspy_reader),
     ),
     (
         lambda o: (
@@ -332,7 +336,7 @@ class FrameworkAgent:
         output: Output | None = None,
         name: str | None = None,
     ) -> None:
-        way = way_of(obj) if call is None else None
+        way = way_of(obj)
         if call is None and way is None:
             raise TypeError(
                 f"no known way to call a {type(obj).__name__}; pass ae.agent(obj, call=lambda "
@@ -341,7 +345,7 @@ class FrameworkAgent:
         self.obj = obj
         self.framework = way.framework if way else "custom"
         self._call = call
-        self._way = way
+        self._way = way if call is None else None
         self._output = output or (way.output_of(obj) if way else (lambda result: result))
         self._memory = SessionMemory()
         self.tools = []
