@@ -184,3 +184,23 @@ def test_dspy_default_engine_is_not_on_the_wire(server):
     with ae.capture() as cap:
         program(question="Hello?")
     assert len(cap.calls_df()) == 1
+
+
+def test_a_dspy_module_of_ones_own_and_a_custom_call_keep_the_answer_rule():
+    """Without a signature the text goes to ``forward``'s first parameter and the answer is the
+    ``answer`` field; ``ae.agent(obj, call=...)`` still reads the answer by DSPy's rule."""
+    dspy = pytest.importorskip("dspy", reason="DSPy is not installed")
+
+    class Echo(dspy.Module):
+        def forward(self, question: str) -> Any:
+            return dspy.Prediction(reasoning="-", answer=question.upper())
+
+    custom = ae.agent(Echo(), call=lambda m, turn: m(question=turn.text + "!"))
+    for agent, suffix in ((Echo(), ""), (custom, "!")):
+        run = ae.evaluate(cases(), METRICS, agent=agent, progress=False)
+        finals = [final for _, final, _ in turns_of(run)]
+        assert finals == [
+            "WEATHER IN OSLO PLEASE" + suffix,
+            "IS IT RAINING THERE?" + suffix,
+            "WHAT IS THE WEATHER IN PARIS?" + suffix,
+        ]
