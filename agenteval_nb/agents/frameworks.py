@@ -23,11 +23,14 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
   session's earlier turns (``{input: text, output: answer}`` each); a module without one sees
   every turn alone. The LM is the module's own (``module.set_lm(lm)``) or
   ``dspy.configure(lm=...)``. Answer: the first output field (without a signature: ``answer``).
+  For the wire to see the calls the LM needs ``engine="litellm"`` (DSPy's default engine has a
+  client of its own on the standard library) and ``cache=False`` (a cached reply is no call).
 * **Google ADK** (an ADK agent, ``App`` or ``Runner``): an ``InMemoryRunner`` per case for an
   agent or app, the runner as given otherwise; one ADK session per toolkit session (user id and
   state from the case's session input), created on the case's first turn, so ADK keeps the
   memory itself; ``runner.run_async(user_id=..., session_id=..., new_message=Content(...))``
-  with ADK's default ``RunConfig``. Answer: the text of the last final-response event.
+  with ADK's default ``RunConfig``. Answer: the text of the last final-response event. Another
+  ``RunConfig`` (SSE streaming) or the blocking ``runner.run``: ``ae.agent(agent, call=...)``.
 * **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`
   (:func:`agenteval_nb.agents.base.as_agent` decides).
 
