@@ -204,3 +204,28 @@ def test_a_dspy_module_of_ones_own_and_a_custom_call_keep_the_answer_rule():
             "IS IT RAINING THERE?" + suffix,
             "WHAT IS THE WEATHER IN PARIS?" + suffix,
         ]
+
+
+def test_an_adk_runner_is_driven_as_given_with_a_session_per_case(server):
+    """A runner of one's own keeps its session service: each case's session is in it, under the
+    case's user id, holding the case's turns (what gave the follow-up its city)."""
+    adk = conformance("adk")
+    from google.adk.runners import InMemoryRunner
+
+    runner = InMemoryRunner(agent=adk.make(server.base_url, "async", [get_weather]), app_name="w")
+    run = ae.evaluate(cases(), METRICS, agent=runner, progress=False)
+    assert set(statuses(run).values()) == {"passed"}
+    listed = runner.session_service.list_sessions_sync(app_name="w", user_id="u").sessions
+    assert len(listed) == 2
+    texts = []
+    for found in listed:
+        session = runner.session_service.get_session_sync(
+            app_name="w", user_id="u", session_id=found.id
+        )
+        texts.append(
+            [e.content.parts[0].text for e in session.events if e.author == "user" and e.content]
+        )
+    assert sorted(texts) == [
+        ["Weather in Oslo please", "Is it raining there?"],
+        ["What is the weather in Paris?"],
+    ]
