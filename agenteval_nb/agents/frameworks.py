@@ -31,6 +31,10 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
   memory itself; ``runner.run_async(user_id=..., session_id=..., new_message=Content(...))``
   with ADK's default ``RunConfig``. Answer: the text of the last final-response event. Another
   ``RunConfig`` (SSE streaming) or the blocking ``runner.run``: ``ae.agent(agent, call=...)``.
+* **CrewAI** (a ``crewai.Agent``): ``await agent.kickoff_async(messages)`` with the session's
+  messages so far (user and assistant turns) plus the user message. Answer: ``raw``. A
+  ``Crew`` has no way of its own (its tasks are rewritten in place by each kickoff, so cases
+  cannot share it): ``ae.agent(crew, call=lambda crew, turn: crew.copy().kickoff(inputs=...))``.
 * **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`
   (:func:`agenteval_nb.agents.base.as_agent` decides).
 
@@ -244,6 +248,13 @@ def adk_answer(events: Any) -> Any:
     return ""
 
 
+async def _crewai(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
+    asked = [*memory.get(turn, []), {"role": "user", "content": turn.text}]
+    result = await agent.kickoff_async(asked)
+    memory.put(turn, [*asked, {"role": "assistant", "content": str(result.raw)}])
+    return result
+
+
 @dataclass(frozen=True)
 class Way:
     """How one framework's agents are called and answered.
@@ -292,6 +303,10 @@ WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
             or _defines(o, "google.adk.", "Runner")
         ),
         Way("google-adk", _adk, adk_answer),
+    ),
+    (
+        lambda o: _defines(o, "crewai.", "BaseAgent") and hasattr(o, "kickoff_async"),
+        Way("crewai", _crewai, _attribute_output("raw")),
     ),
 )
 """First match wins; a callable that matches none is a plain function agent."""
