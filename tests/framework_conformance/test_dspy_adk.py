@@ -246,3 +246,21 @@ def test_an_adk_runner_is_driven_as_given_with_a_session_per_case(server):
         ["Weather in Oslo please", "Is it raining there?"],
         ["What is the weather in Paris?"],
     ]
+
+
+def test_dspy_streams_without_usage_unless_the_lm_asks_for_it(server):
+    """LiteLLM streams without ``stream_options.include_usage`` by default: every call is
+    captured, none with usage, and each turn says so (``call_without_usage``)."""
+    dspy = pytest.importorskip("dspy", reason="DSPy is not installed")
+    made = conformance("dspy").make(server.base_url, "streaming", [get_weather])
+    made.agent.react.set_lm(
+        dspy.LM(
+            "openai/scripted", api_base=server.base_url, api_key="k", engine="litellm", cache=False
+        )
+    )
+    run = ae.evaluate(cases(), METRICS, agent=made.agent, progress=False)
+    for case in run.result.eval_case_results:
+        for turn in case.eval_metric_result_per_invocation:
+            source = turn.actual_invocation.source
+            assert len(source.span_ids) >= 2 and "call_without_usage" in source.gaps
+    assert not run.info["agent_usage"].get("prompt_tokens")
