@@ -1,6 +1,8 @@
 """Test-suite wide setup: shared builders importable as ``_builders``; judge cache off by default;
-the loopback fake OpenAI server fixture (``server``) and the anyio backend of the judge tests."""
+the loopback fake OpenAI server fixture (``server``) and the anyio backend of the judge tests;
+LiteLLM (under DSPy and ADK) reads its bundled cost map instead of downloading one."""
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +12,7 @@ import pytest
 from agenteval_nb.testing import FakeOpenAIServer
 
 sys.path.insert(0, str(Path(__file__).parent))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # nothing fetched at run time
 
 
 @pytest.fixture(autouse=True)

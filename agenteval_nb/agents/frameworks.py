@@ -28,6 +28,25 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
   llama-index-workflows 2.x drops the context's ``memory`` between runs. The workflow object
   keeps no conversation, so cases run in parallel. Answer: ``response.content`` of the
   ``AgentOutput``.
+* **DSPy** (a ``dspy.Module``: ``dspy.ReAct``, ``Predict``, a module of your own): the user
+  text goes to the first input field of ``module.signature`` (a module without one: the first
+  parameter of its ``forward``) — ``await module.acall(...)`` when the module has ``aforward``,
+  else ``module(...)`` in a worker thread. Memory: a ``dspy.History`` input field gets the
+  session's earlier turns (``{input: text, output: answer}`` each); a module without one sees
+  every turn alone. The LM is the module's own (``module.set_lm(lm)``) or
+  ``dspy.configure(lm=...)``. Answer: the first output field (without a signature: ``answer``).
+  For the wire to see the calls the LM needs ``engine="litellm"`` (DSPy's default engine has a
+  client of its own on the standard library) and ``cache=False`` (a cached reply is no call).
+* **Google ADK** (an ADK agent, ``App`` or ``Runner``): an ``InMemoryRunner`` per case for an
+  agent or app, the runner as given otherwise; one ADK session per toolkit session (user id and
+  state from the case's session input), created on the case's first turn, so ADK keeps the
+  memory itself; ``runner.run_async(user_id=..., session_id=..., new_message=Content(...))``
+  with ADK's default ``RunConfig``. Answer: the text of the last final-response event. Another
+  ``RunConfig`` (SSE streaming) or the blocking ``runner.run``: ``ae.agent(agent, call=...)``.
+* **CrewAI** (a ``crewai.Agent``): ``await agent.kickoff_async(messages)`` with the session's
+  messages so far (user and assistant turns) plus the user message. Answer: ``raw``. A
+  ``Crew`` has no way of its own (its tasks are rewritten in place by each kickoff, so cases
+  cannot share it): ``ae.agent(crew, call=lambda crew, turn: crew.copy().kickoff(inputs=...))``.
 * **any callable**: ``f(text)`` or ``f(turn)`` as :class:`~agenteval_nb.agents.base.FunctionAgent`
   (:func:`agenteval_nb.agents.base.as_agent` decides).
 
@@ -164,13 +183,138 @@ def _llama_index_output(result: Any) -> Any:
     return content if content is not None else result
 
 
+def _defines(obj: Any, module: str, name: str) -> bool:
+    """True when a class named ``name`` from package ``module`` is among ``obj``'s bases."""
+    return any(
+        c.__name__ == name and (c.__module__ or "").startswith(module) for c in type(obj).__mro__
+    )
+
+
+def _is_history(annotation: Any) -> bool:
+    if isinstance(annotation, str):  # postponed annotations: "dspy.History"
+        return annotation.rsplit(".", 1)[-1] == "History"
+    return getattr(annotation, "__name__", None) == "History" and (
+        getattr(annotation, "__module__", "") or ""
+    ).startswith("dspy")
+
+
+@dataclass(frozen=True)
+class _DspyFields:
+    """Where a DSPy module takes the user text and the history, and where it answers."""
+
+    text: str
+    history: str | None
+    answer: str
+
+    @classmethod
+    def of(cls, module: Any) -> _DspyFields:
+        signature = getattr(module, "signature", None)
+        inputs = getattr(signature, "input_fields", None)
+        outputs = getattr(signature, "output_fields", None)
+        if isinstance(inputs, dict) and inputs:
+            items = [(name, f.annotation) for name, f in inputs.items()]
+        else:
+            parameters = inspect.signature(module.forward).parameters.values()
+            items = [
+                (p.name, p.annotation)
+                for p in parameters
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            ]
+        history = next((name for name, annotation in items if _is_history(annotation)), None)
+        text = next((name for name, _ in items if name != history), None)
+        if text is None:
+            raise TypeError(f"{type(module).__name__} takes no input field for the user text")
+        answer = next(iter(outputs), "answer") if isinstance(outputs, dict) else "answer"
+        return cls(text, history, answer)
+
+    def read(self, result: Any) -> Any:
+        return getattr(result, self.answer, result)
+
+
+def _dspy_reader(module: Any) -> Output:
+    return lambda result: _DspyFields.of(module).read(result)
+
+
+async def _dspy(module: Any, turn: Turn, memory: SessionMemory) -> Any:
+    fields = _DspyFields.of(module)
+    inputs: dict[str, Any] = {fields.text: turn.text}
+    earlier = memory.get(turn, [])
+    if fields.history is not None:
+        from dspy import History  # the object is a DSPy module: the package is there
+
+        inputs[fields.history] = History(messages=list(earlier))
+    if hasattr(module, "aforward"):
+        result = await module.acall(**inputs)
+    else:
+        result = await run_blocking(module, **inputs)
+    said = {fields.text: turn.text, fields.answer: answer_text(fields.read(result))}
+    memory.put(turn, [*earlier, said])
+    return result
+
+
+def _adk_runner(obj: Any) -> Any:
+    """An ADK runner for ``obj``: the runner itself, else an in-memory runner of the app or
+    agent."""
+    if _defines(obj, "google.adk.", "Runner"):
+        return obj
+    from google.adk.runners import InMemoryRunner  # an ADK object: the package is there
+
+    if _defines(obj, "google.adk.", "App"):
+        return InMemoryRunner(app=obj)
+    return InMemoryRunner(agent=obj)
+
+
+async def _adk(obj: Any, turn: Turn, memory: SessionMemory) -> Any:
+    from google.genai import types  # ADK depends on google-genai
+
+    user_id = turn.user_id or "user"
+    runner = memory.get(turn, None)
+    if runner is None:
+        runner = _adk_runner(obj)
+        where = {"app_name": runner.app_name, "user_id": user_id, "session_id": turn.session_id}
+        service = runner.session_service
+        if await service.get_session(**where) is not None:
+            await service.delete_session(**where)  # an earlier run's session is never reused
+        await service.create_session(**where, state=dict(turn.state))
+    memory.put(turn, runner)
+    message = types.Content(role="user", parts=[types.Part(text=turn.text)])
+    stream = runner.run_async(user_id=user_id, session_id=turn.session_id, new_message=message)
+    return [event async for event in stream]
+
+
+def adk_answer(events: Any) -> Any:
+    """The text of the last final-response event of an ADK run (``""`` when none has text)."""
+    if not isinstance(events, list):
+        return events
+    for event in reversed(events):
+        content = getattr(event, "content", None)
+        if event.is_final_response() and content is not None and content.parts:
+            return "".join(part.text or "" for part in content.parts if not part.thought)
+    return ""
+
+
+async def _crewai(agent: Any, turn: Turn, memory: SessionMemory) -> Any:
+    asked = [*memory.get(turn, []), {"role": "user", "content": turn.text}]
+    result = await agent.kickoff_async(asked)
+    memory.put(turn, [*asked, {"role": "assistant", "content": str(result.raw)}])
+    return result
+
+
 @dataclass(frozen=True)
 class Way:
-    """How one framework's agents are called and answered."""
+    """How one framework's agents are called and answered.
+
+    ``reader(obj)``, when set, gives the output rule for one object (a rule that needs the
+    object, as DSPy's answer field does); ``output`` otherwise.
+    """
 
     framework: str
     call: Call
     output: Output
+    reader: Callable[[Any], Output] | None = None
+
+    def output_of(self, obj: Any) -> Output:
+        return self.reader(obj) if self.reader is not None else self.output
 
 
 def _attribute_output(name: str) -> Output:
@@ -200,6 +344,22 @@ WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     (
         lambda o: _module(o).startswith("llama_index") and hasattr(o, "run"),
         Way("llama-index", _llama_index, _llama_index_output),
+    ),
+    (
+        lambda o: _defines(o, "dspy.", "Module"),
+        Way("dspy", _dspy, _attribute_output("answer"), _dspy_reader),
+    ),
+    (
+        lambda o: (
+            _defines(o, "google.adk.", "BaseAgent")
+            or _defines(o, "google.adk.", "App")
+            or _defines(o, "google.adk.", "Runner")
+        ),
+        Way("google-adk", _adk, adk_answer),
+    ),
+    (
+        lambda o: _defines(o, "crewai.", "BaseAgent") and hasattr(o, "kickoff_async"),
+        Way("crewai", _crewai, _attribute_output("raw")),
     ),
 )
 """First match wins; a callable that matches none is a plain function agent."""
@@ -256,8 +416,8 @@ class FrameworkAgent:
         self.obj = obj
         self.framework = way.framework if way else "custom"
         self._call = call
-        self._way = way
-        self._output = output or (way.output if way else (lambda result: result))
+        self._way = way if call is None else None
+        self._output = output or (way.output_of(obj) if way else (lambda result: result))
         self._memory = SessionMemory()
         self.tools = []
         self.name = name or f"{self.framework}:{type(obj).__name__}"

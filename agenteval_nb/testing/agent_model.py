@@ -33,6 +33,14 @@ message; the *user text* is that message's content, text parts joined):
 4. Else the text of the first ``answers`` entry whose keyword matches the user text (same
    matching as 1), else ``fallback``.
 
+**DSPy's text protocol** (:mod:`.field_text`): a request whose last user message asks for
+``[[ ## field ## ]]`` output fields is answered in kind, by the same rules read on that
+message's first input field (the question): a ReAct step (``next_tool_name`` wanted) calls the
+first pending rule's tool (not yet named in the trajectory, offered in the step's ``Literal``
+list) with its arguments as ``next_tool_args``, else ``finish``; any other request gets the
+final answer of rule 3 from the trajectory's observations (rule 4 without any) in each wanted
+field (``reasoning``: a fixed note). Mistakes are not drawn in this protocol.
+
 **Controlled imperfection** (so that repeated runs differ and pass@k has something to show):
 with ``error_rate`` = p, the first step of a turn (the request that ends with the user's
 message) makes a mistake when ``u < p``, where ``u`` in [0, 1) comes from a SHA-256 of the
@@ -76,6 +84,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..offline_flags import SCRIPTED_AGENT_MODEL
+from . import field_text
 from .fake_server import completion, tool_call
 
 __all__ = [
@@ -89,7 +98,7 @@ __all__ = [
 DEFAULT_FALLBACK = "I am a scripted agent model (not an LLM) and have no answer to that."
 MISTAKES = ("wrong_tool", "wrong_arguments", "skip_tool")
 _FINGERPRINT = "scripted-agent"
-_ERROR_PREFIXES = ("error:", "an error occurred")
+_ERROR_PREFIXES = ("error:", "an error occurred", "execution error")
 
 ArgumentsSpec = Mapping[str, Any] | str | re.Pattern[str] | Callable[[str], Mapping[str, Any]]
 
@@ -387,6 +396,9 @@ class ScriptedAgentModel:
     def handler(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Answer one chat-completions request body with a ``chat.completion`` dict."""
         parsed = _Request.parse(request, self.observations, self.finish_tool)
+        fields = field_text.read(parsed.user_text)
+        if fields is not None:
+            return self._field_reply(fields, parsed)
         called = {name for _, name, _ in parsed.calls(parsed.turn)}
         pending = [
             r
@@ -398,7 +410,7 @@ class ScriptedAgentModel:
         if pending and kind != "skip_tool":
             return self._call(pending, parsed, draw, kind)
         if parsed.turn and parsed.results():
-            return self._finish(self._final(parsed), parsed, kind)
+            return self._finish(self._final(parsed.results()), parsed, kind)
         guess = pending[0].guess if kind == "skip_tool" else None
         return self._finish(guess or self._answer(parsed.user_text), parsed, kind)
 
@@ -465,13 +477,13 @@ class ScriptedAgentModel:
         body["system_fingerprint"] = _fingerprint(kind)
         return body
 
-    def _final(self, parsed: _Request) -> str:
+    def _final(self, results: Iterable[tuple[str, Any, str]]) -> str:
         templates: dict[str, str] = {}
         for rule in self.rules:
             if rule.answer is not None:
                 templates.setdefault(rule.tool, rule.answer)
         sentences = []
-        for tool, arguments, text in parsed.results():
+        for tool, arguments, text in results:
             if text.strip().lower().startswith(_ERROR_PREFIXES):
                 sentences.append(f"Sorry, I could not complete {tool}: {text.strip()}.")
                 continue
@@ -486,6 +498,46 @@ class ScriptedAgentModel:
                     sentence = None
             sentences.append(sentence or f"Result of {tool}: {_compact(result)}.")
         return " ".join(sentences)
+
+    def _field_reply(self, message: field_text.FieldMessage, parsed: _Request) -> dict[str, Any]:
+        """A request in DSPy's field-marker text protocol, answered by the same rules (module
+        doc): the next ReAct step, or the output fields."""
+        question = message.question
+        earlier = [m.question if (m := field_text.read(t)) else t for t in parsed.earlier]
+        steps = list(message.steps())
+        values: dict[str, str]
+        if "next_tool_name" in message.wanted:
+            called = {name for name, _, _ in steps}
+            pending = [
+                r
+                for r in self.rules
+                if r.tool in message.tool_names and r.tool not in called and r.matches(question)
+            ]
+            if pending:
+                rule = pending[0]
+                arguments = rule.arguments_for(question, earlier)
+                values = {
+                    "next_thought": rule.say or f"I call {rule.tool}.",
+                    "next_tool_name": rule.tool,
+                    "next_tool_args": json.dumps(arguments, ensure_ascii=False),
+                }
+            else:
+                values = {
+                    "next_thought": "I have what I need.",
+                    "next_tool_name": field_text.FINISH,
+                    "next_tool_args": "{}",
+                }
+        else:
+            results = [
+                (name, _decode(arguments), observation)
+                for name, arguments, observation in steps
+                if name != field_text.FINISH
+            ]
+            answer = self._final(results) if results else self._answer(question)
+            values = {"reasoning": "Scripted, not an LLM."}
+            values.update({name: answer for name in message.wanted if name != "reasoning"})
+        content = field_text.reply({name: values.get(name, "") for name in message.wanted})
+        return self._finish(content, parsed, None)
 
     def _answer(self, user_text: str) -> str:
         lowered = user_text.lower()

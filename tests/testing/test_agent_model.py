@@ -495,3 +495,109 @@ def test_an_observation_after_the_finish_tool_is_the_next_task():
     assert calls_of(model({"messages": history, "tools": [WEATHER, PACK, FINAL]})) == [
         ("call_3", "pack_for", {"city": "Oslo"})
     ]
+
+
+def test_recall_reads_the_arguments_from_an_earlier_user_message():
+    follow_up = [
+        {"role": "user", "content": "What is the weather in Oslo?"},
+        {"role": "assistant", "content": "It is rainy and 4 °C in Oslo."},
+        {"role": "user", "content": "And the forecast there?"},
+    ]
+    request = {"messages": follow_up, "tools": [WEATHER]}
+
+    def arguments(rule: ToolRule) -> Any:
+        (call,) = ScriptedAgentModel([rule]).handler(request)["choices"][0]["message"]["tool_calls"]
+        return json.loads(call["function"]["arguments"])
+
+    assert arguments(WEATHER_RULE) == {}  # the default: the last user message alone
+    recalling = ToolRule(
+        "get_weather", ["forecast"], arguments=r"in (?P<city>[A-Z]\w+)", recall=True
+    )
+    assert arguments(recalling) == {"city": "Oslo"}
+
+
+def dspy_request(fields: dict[str, str], wanted: list[str], tools: tuple[str, ...] = ()) -> Any:
+    """A request as DSPy's ChatAdapter writes it (field markers, the 'Respond with' sentence)."""
+    body = "\n\n".join(f"[[ ## {name} ## ]]\n{value}" for name, value in fields.items())
+    steps = [f"`[[ ## {name} ## ]]`" for name in wanted]
+    if tools:
+        literal = ", ".join(repr(t) for t in tools)
+        steps = [
+            s
+            + (
+                f" (must be formatted as a valid Python Literal[{literal}])"
+                if "next_tool_name" in s
+                else ""
+            )
+            for s in steps
+        ]
+    sentence = (
+        f"Respond with the corresponding output fields, starting with the field {', then '.join(steps)}, "
+        "and then ending with the marker for `[[ ## completed ## ]]`."
+    )
+    return {
+        "messages": [
+            {"role": "system", "content": "fields"},
+            {"role": "user", "content": f"{body}\n\n{sentence}"},
+        ]
+    }
+
+
+def dspy_reply(model: ScriptedAgentModel, request: Any) -> dict[str, str]:
+    from agenteval_nb.testing.field_text import fields_of
+
+    content = model.handler(request)["choices"][0]["message"]["content"]
+    assert content.endswith("[[ ## completed ## ]]")
+    return fields_of(content.removesuffix("[[ ## completed ## ]]"))
+
+
+def test_dspy_react_steps_call_the_tool_then_finish_then_answer_from_the_trajectory():
+    model = ScriptedAgentModel([WEATHER_RULE])
+    step = ["next_thought", "next_tool_name", "next_tool_args"]
+    react = ("get_weather", "finish")
+    first = dspy_reply(
+        model, dspy_request({"question": "Weather in Paris?", "trajectory": ""}, step, react)
+    )
+    assert first == {
+        "next_thought": "Let me check the weather.",
+        "next_tool_name": "get_weather",
+        "next_tool_args": '{"city": "Paris"}',
+    }
+    observed = {
+        "question": "Weather in Paris?",
+        "trajectory": "",
+        "thought_0": "Let me check the weather.",
+        "tool_name_0": "get_weather",
+        "tool_args_0": '{"city": "Paris"}',
+        "observation_0": json.dumps(weather("Paris")),
+    }
+    second = dspy_reply(model, dspy_request(observed, step, react))
+    assert (second["next_tool_name"], second["next_tool_args"]) == ("finish", "{}")
+    finished = {**observed, "thought_1": "Done.", "tool_name_1": "finish", "tool_args_1": "{}"}
+    final = dspy_reply(
+        model, dspy_request({**finished, "observation_1": "Completed."}, ["reasoning", "answer"])
+    )
+    assert final == {
+        "reasoning": "Scripted, not an LLM.",
+        "answer": "It is sunny and 21 °C in Paris.",
+    }
+
+
+def test_dspy_steps_offer_only_the_literal_tools_and_apologise_for_errors():
+    model = ScriptedAgentModel([WEATHER_RULE], answers={"hello": "Hi there."})
+    step = ["next_thought", "next_tool_name", "next_tool_args"]
+    other = dspy_reply(
+        model, dspy_request({"question": "Weather in Paris?"}, step, ("search", "finish"))
+    )
+    assert other["next_tool_name"] == "finish"
+    failed = {
+        "question": "Weather in Paris?",
+        "tool_name_0": "get_weather",
+        "tool_args_0": "{}",
+        "observation_0": "Execution error in get_weather: TypeError: missing city",
+    }
+    apology = dspy_reply(model, dspy_request(failed, ["answer"]))["answer"]
+    assert apology.startswith("Sorry, I could not complete get_weather: Execution error")
+    assert dspy_reply(model, dspy_request({"question": "hello"}, ["answer"])) == {
+        "answer": "Hi there."
+    }
