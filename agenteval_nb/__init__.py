@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "CaseAggregationInput": "agenteval_nb.engine.aggregate",
     "CaseAggregation": "agenteval_nb.engine.aggregate",
     "EvaluationError": "agenteval_nb.engine.run",
+    "JudgePanel": "agenteval_nb.judge.panel",
     # agents under test
     "Turn": "agenteval_nb.agents.turn",
     "record": "agenteval_nb.agents.recorder",

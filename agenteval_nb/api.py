@@ -35,6 +35,7 @@ from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import CaseSource, Source, as_source, load_metrics_config
+from .judge.panel import JudgePanel, OpenPanel, open_panel
 from .judge.usage import checked_prices
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
@@ -121,11 +122,12 @@ async def evaluate_async(
     :class:`~agenteval_nb.judge.JudgeClient` per evaluation, or ``judge`` — a callable
     ``judge(messages, structured_output=None)`` returning a chat completion, or a ready
     ``JudgeClient`` — which then stands in for every ``judgeModel`` (``judge_num_samples``
-    samples per turn, default 1). ``cache``: True (user cache dir or
-    ``$AGENTEVAL_NB_CACHE_DIR``), a path, or False; ``judge_concurrency`` requests per endpoint
-    at once; ``requests_per_minute``; ``judge_max_retries`` (HTTP 408/409/429/5xx, honouring
-    Retry-After); ``judge_timeout`` seconds per attempt; ``price_table``
-    ``{model: (input $/1M, output $/1M)}``.
+    samples per turn, default 1); or ``judge=ae.JudgePanel({...}, vote=...)``: several judges
+    score every LLM metric and vote (:mod:`agenteval_nb.judge.panel`; local executor only).
+    ``cache``: True (user cache dir or ``$AGENTEVAL_NB_CACHE_DIR``), a path, or False;
+    ``judge_concurrency`` requests per endpoint at once; ``requests_per_minute``;
+    ``judge_max_retries`` (HTTP 408/409/429/5xx, honouring Retry-After); ``judge_timeout``
+    seconds per attempt; ``price_table`` ``{model: (input $/1M, output $/1M)}``.
 
     Output: ``results_dir`` / ``result_store`` save the result; ``progress`` shows tqdm bars
     (a str: bars labelled with it, as ``ae.experiment`` labels each variant's).
@@ -154,7 +156,8 @@ async def evaluate_async(
     )
     # what the evaluation uses, opened; its options, built once
     client, owns_client = open_judge(settings, metric_list)
-    context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
+    panel = open_judge_panel(settings, client, where)
+    context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras, panel=panel)
     label = progress if isinstance(progress, str) else ""
     bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
     builder = RecordBuilder(metric_list)
@@ -315,23 +318,50 @@ def _judge_extras(judge: Any, judge_num_samples: int | None) -> dict[str, Any]:
 def open_judge(settings: JudgeSettings, metrics: Sequence[EvalMetric]) -> tuple[Any, bool]:
     """The evaluation's judge service and whether the evaluation owns it: a given
     ``JudgeClient`` as is; else, when a judge is injected or a metric has ``llmJudge``, a new
-    client (the injected judge is never cached); else None."""
+    client (the injected judge is never cached; a panel's judge models call through this
+    client, cached); else None."""
     if settings.judge is None and not any(_uses_judge(m) for m in metrics):
         return None, False
     from .judge import JudgeClient
 
     if isinstance(settings.judge, JudgeClient):
         return settings.judge, False
-    client = JudgeClient(
-        judge=settings.judge,
-        cache=None if settings.judge is not None else settings.cache,
+    injected = None if isinstance(settings.judge, JudgePanel) else settings.judge
+    return _client(settings, injected), True
+
+
+def _client(settings: JudgeSettings, injected: Any) -> Any:
+    """A new judge client with the evaluation's settings (``injected``: a callable judge)."""
+    from .judge import JudgeClient
+
+    return JudgeClient(
+        judge=injected,
+        cache=None if injected is not None else settings.cache,
         max_concurrency=settings.concurrency,
         max_retries=settings.max_retries,
         timeout=settings.timeout,
         requests_per_minute=settings.requests_per_minute,
         price_table=settings.price_table,
     )
-    return client, True
+
+
+def open_judge_panel(
+    settings: JudgeSettings, client: Any, executor: CaseExecutor | None
+) -> OpenPanel | None:
+    """The evaluation's panel when ``judge`` is a :class:`JudgePanel`: its judge models call
+    through ``client``; each callable judge gets a client of its own that adds to
+    ``client``'s usage totals. A panel runs on the local executor only."""
+    if not isinstance(settings.judge, JudgePanel):
+        return None
+    if executor is not None:
+        raise ValueError("a JudgePanel runs with the local executor only (executor='local')")
+
+    def member_client(judge: Any) -> Any:
+        member = _client(settings, judge)
+        member.usage = client.usage
+        return member
+
+    return open_panel(settings.judge, client, member_client)
 
 
 async def close_judge(client: Any, owned: bool) -> None:
