@@ -176,9 +176,7 @@ def test_any_permutation_of_the_panel_decides_the_same(rule, items, data):
             else "not_evaluated"
         )
         assert a.status == expected
-    assert (a.status == "not_evaluated") == a.reason.split(":")[0].startswith(
-        ("no ", "not every")
-    )
+    assert (a.status == "not_evaluated") == a.reason.split(":")[0].startswith(("no ", "not every"))
 
 
 def test_vote_verdicts():
