@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from _builders import evalset, trace_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,9 +22,6 @@ import agenteval_nb as ae
 from agenteval_nb.schema import EvalMetric
 from agenteval_nb.schema.extras import judge_record, panel_record, verifier_record
 from agenteval_nb.testing.fake_server import FakeResponse, completion, route_by_model
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-from _builders import evalset, trace_case
 
 LN = math.log
 VALID = "reasoning: fine\nis_the_agent_response_valid: valid"
