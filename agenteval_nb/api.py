@@ -326,7 +326,7 @@ def open_judge(settings: JudgeSettings, metrics: Sequence[EvalMetric]) -> tuple[
 
     if isinstance(settings.judge, JudgeClient):
         return settings.judge, False
-    injected = None if isinstance(settings.judge, JudgePanel) else settings.judge
+    injected = None if isinstance(settings.judge, JudgePanel | OpenPanel) else settings.judge
     return _client(settings, injected), True
 
 
@@ -350,11 +350,14 @@ def open_judge_panel(
 ) -> OpenPanel | None:
     """The evaluation's panel when ``judge`` is a :class:`JudgePanel`: its judge models call
     through ``client``; each callable judge gets a client of its own that adds to
-    ``client``'s usage totals. A panel runs on the local executor only."""
-    if not isinstance(settings.judge, JudgePanel):
+    ``client``'s usage totals. An :class:`OpenPanel` (opened once by ``ae.experiment`` for
+    all its variants) is used as it is. A panel runs on the local executor only."""
+    if not isinstance(settings.judge, JudgePanel | OpenPanel):
         return None
     if executor is not None:
         raise ValueError("a JudgePanel runs with the local executor only (executor='local')")
+    if isinstance(settings.judge, OpenPanel):
+        return settings.judge
 
     def member_client(judge: Any) -> Any:
         member = _client(settings, judge)

@@ -399,3 +399,38 @@ def test_verifier_panel_without_a_quorum_is_not_evaluated(server):
     assert result.eval_status == "not_evaluated"
     assert result.details.reason.startswith("no quorum to pool: 1 of 3 judges voted, 2 needed")
     assert verifier_record(result.details).pooled is None
+
+
+def test_an_experiment_shares_one_panel_across_its_variants(server):
+    server.handler = route_by_model(
+        {
+            "mini": lambda r: completion(VALID, model="mini"),
+            "haiku": lambda r: completion(INVALID, model="haiku"),
+        }
+    )
+    ms = metric()
+    ms[0]["criterion"]["llmJudge"]["judgeModel"]["baseURL"] = server.base_url
+    es = {
+        "evalSetId": "qa",
+        "evalCases": [
+            {
+                "evalId": "c1",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [{"userContent": {"role": "user", "content": "q"}}],
+            }
+        ],
+    }
+    panel = ae.JudgePanel({"a": "mini", "b": "haiku", "c": says(VALID)})
+    exp = ae.experiment(
+        es,
+        ms,
+        variants={"x": lambda text: "x", "y": lambda text: "y"},
+        judge=panel,
+        progress=False,
+        cache=False,
+    )
+    for name in ("x", "y"):
+        result = turn_details(exp[name])
+        assert [v.vote for v in panel_record(result.details).votes] == ["pass", "fail", "pass"]
+        assert exp[name].info["judge_usage"]["requests"] == 3  # 2 HTTP + 1 injected, per variant
+    assert len(server.chat_requests) == 4
