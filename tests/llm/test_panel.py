@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import agenteval_nb as ae
+from agenteval_nb.render import judge_section
 from agenteval_nb.schema import EvalMetric
 from agenteval_nb.schema.extras import judge_record, panel_record, verifier_record
 from agenteval_nb.testing.fake_server import FakeResponse, completion, route_by_model
@@ -95,6 +96,8 @@ def test_no_majority_is_not_evaluated_listing_every_vote():
         ("mini", "pass"),
     ]
     assert "judge is down" in record.votes[1].error
+    shown = str(judge_section([result]))  # the inspector / report name each sample's judge
+    assert "haiku #0" in shown and "mini #0" in shown and "judge is down" in shown
     # the case is not evaluated, never an error, and its metric keeps the turn and its reason
     case = run.result.eval_case_results[0]
     assert case.final_eval_status == "not_evaluated" and not case.error_message
@@ -434,3 +437,49 @@ def test_an_experiment_shares_one_panel_across_its_variants(server):
         assert [v.vote for v in panel_record(result.details).votes] == ["pass", "fail", "pass"]
         assert exp[name].info["judge_usage"]["requests"] == 3  # 2 HTTP + 1 injected, per variant
     assert len(server.chat_requests) == 4
+
+
+def hallucination_judge(segments: str, label: str):
+    """Answers the segmentation call with ``segments`` and the validation with ``label``."""
+
+    def judge(messages):
+        prompt = messages[-1]["content"]
+        if prompt.startswith("Split the final answer"):
+            return segments
+        return f"ID: 1\nReason: seen\nLabel: {label}\nVerdict: yes"
+
+    return judge
+
+
+def test_each_judge_segments_for_itself_and_a_failed_segmentation_abstains():
+    ms = [
+        {
+            "metricName": "hal",
+            "evaluatorName": "llm_hallucinations",
+            "threshold": 1.0,
+            "criterion": {"llmJudge": {"judgeModel": {"modelName": "m"}}},
+        }
+    ]
+    panel = ae.JudgePanel(
+        {
+            "a": hallucination_judge("<sentence>Paris</sentence>", "supported"),
+            "b": hallucination_judge("<sentence>Paris is big</sentence>", "supported"),
+            "c": hallucination_judge("no sentences at all", "supported"),
+        }
+    )
+    run = ae.evaluate(ONE_CASE, ms, judge=panel, progress=False)
+    result = turn_details(run)
+    assert result.eval_status == "passed"
+    votes = {v.judge: v for v in panel_record(result.details).votes}
+    assert votes["c"].vote == "abstain"
+    assert "no segmented sentences found in response" in votes["c"].error
+    # each judge validated its own segmentation: b's prompt differs from a's and is kept
+    record = judge_record(result.details)
+    assert "\nParis\n</sentence>" in record.prompt[0].content
+    assert votes["b"].prompt is not None and "Paris is big" in votes["b"].prompt[0].content
+    assert votes["a"].prompt is None
+    assert sorted((c.judge, c.reason) for c in record.extra_calls) == [
+        ("a", "segmentation"),
+        ("b", "segmentation"),
+        ("c", "segmentation"),
+    ]
