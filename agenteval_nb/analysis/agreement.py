@@ -55,6 +55,7 @@ __all__ = [
     "fleiss_kappa_counts",
     "flip_rate",
     "judge_ratings",
+    "kappa_from_codes",
     "krippendorff_alpha",
     "mixed_sample_cases",
 ]
@@ -74,17 +75,25 @@ def cohen_kappa(a_labels: Sequence[Hashable], b_labels: Sequence[Hashable]) -> f
     a_list, b_list = list(a_labels), list(b_labels)
     if len(a_list) != len(b_list):
         raise ValueError(f"label lists differ in length: {len(a_list)} != {len(b_list)}")
-    n = len(a_list)
+    codes: dict[Hashable, int] = {}
+    a_codes = np.array([codes.setdefault(x, len(codes)) for x in a_list], dtype=np.int64)
+    b_codes = np.array([codes.setdefault(y, len(codes)) for y in b_list], dtype=np.int64)
+    return kappa_from_codes(a_codes, b_codes, len(codes))
+
+
+def kappa_from_codes(
+    a_codes: npt.NDArray[np.int64], b_codes: npt.NDArray[np.int64], n_labels: int
+) -> float:
+    """:func:`cohen_kappa` of two raters' labels coded ``0 .. n_labels − 1`` (numpy, for
+    resampling): ``p_o`` the confusion table's trace share, ``p_e`` the product of its
+    margins."""
+    n = a_codes.size
     if n == 0:
         return math.nan
-    observed = sum(x == y for x, y in zip(a_list, b_list, strict=True)) / n
-    a_counts: dict[Hashable, int] = {}
-    b_counts: dict[Hashable, int] = {}
-    for x in a_list:
-        a_counts[x] = a_counts.get(x, 0) + 1
-    for y in b_list:
-        b_counts[y] = b_counts.get(y, 0) + 1
-    expected = sum(count * b_counts.get(label, 0) for label, count in a_counts.items()) / (n * n)
+    table = np.bincount(a_codes * n_labels + b_codes, minlength=n_labels * n_labels)
+    table = table.reshape(n_labels, n_labels)
+    observed = float(np.trace(table)) / n
+    expected = float(table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
     if expected >= 1.0:
         return math.nan
     return (observed - expected) / (1.0 - expected)
@@ -655,12 +664,17 @@ def _case_bootstrap(
     cases = np.unique(unit_cases)
     if cases.size < 2 or n_resamples <= 0:
         return (math.nan, math.nan)
-    members = [np.flatnonzero(unit_cases == c) for c in cases]
+    order = np.argsort(unit_cases, kind="stable")
+    starts = np.searchsorted(unit_cases[order], cases)
+    sizes = np.diff(np.append(starts, unit_cases.size))
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_resamples):
         picked = rng.integers(0, cases.size, cases.size)
-        value = stat(np.concatenate([members[p] for p in picked]))
+        lengths = sizes[picked]
+        # the units of every picked case, case after case: start + 0 .. size - 1
+        shift = np.repeat(starts[picked] - (np.cumsum(lengths) - lengths), lengths)
+        value = stat(order[shift + np.arange(int(lengths.sum()))])
         if not math.isnan(value):
             values.append(value)
     return _percentiles(values, level)
@@ -764,13 +778,15 @@ def _among_metric(
     for i, a in enumerate(judges):
         for b in judges[i + 1 :]:
             both = np.array([k for k, u in enumerate(units) if a in u and b in u], dtype=np.int64)
-            first = [units[k][a] for k in both]
-            second = [units[k][b] for k in both]
+            first = np.array([labels.index(units[k][a]) for k in both], dtype=np.int64)
+            second = np.array([labels.index(units[k][b]) for k in both], dtype=np.int64)
 
             def kappa(
-                idx: npt.NDArray[np.int64], x: list[str] = first, y: list[str] = second
+                idx: npt.NDArray[np.int64],
+                x: npt.NDArray[np.int64] = first,
+                y: npt.NDArray[np.int64] = second,
             ) -> float:
-                return cohen_kappa([x[k] for k in idx], [y[k] for k in idx])
+                return kappa_from_codes(x[idx], y[idx], len(labels))
 
             value = kappa(np.arange(both.size))
             ci = _case_bootstrap(kappa, unit_cases[both], level, n_resamples, seed)
