@@ -25,6 +25,15 @@ One metric on one case:
    ``aggregate samples: …``); after the last turn **aggregate the turns** (default
    :func:`average`; error ⇒ ``aggregate invocations: …``).
 
+**A panel** (``EvaluationContext.panel``, or the metric's ``judgeModels``; rules in
+:mod:`agenteval_nb.judge.panel`): steps 4–6 run once per judge (:meth:`LLMJudgeEvaluator.opinion`,
+concurrently), each judge with its own session and ``numSamples``, reducing its own samples;
+then the panel decides the turn (:meth:`LLMJudgeEvaluator.panel_decision`, the verifier pools
+instead) and :meth:`LLMJudgeEvaluator.panel_result` records every judge's samples and vote. A
+judge's call or parse error, or any error once it was asked, is its abstention; an error before
+any call (the metric's) fails the metric as above. Undecided turns are kept even when the
+invocations aggregator would drop them, so their reasons (the votes) reach the result.
+
 Each turn's ``details.judge`` (:class:`JudgeRecord`) keeps the rendered prompt, every sample
 (raw answer, score, status, reason, rubric scores, cache hit, tokens, latency), which one was
 ``chosen``, extra calls, and ``heuristic`` (an answer whose ``model`` is
