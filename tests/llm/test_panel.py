@@ -483,3 +483,24 @@ def test_each_judge_segments_for_itself_and_a_failed_segmentation_abstains():
         ("b", "segmentation"),
         ("c", "segmentation"),
     ]
+
+
+def test_judge_models_count_their_own_samples_and_use_the_cache(server):
+    server.handler = route_by_model(
+        {
+            "mini": lambda r: completion(VALID, model="mini"),
+            "haiku": lambda r: completion(INVALID, model="haiku"),
+        }
+    )
+    ms = metric()
+    ms[0]["criterion"]["llmJudge"]["judgeModel"].update(baseURL=server.base_url, numSamples=2)
+    panel = ae.JudgePanel({"a": {"modelName": "mini", "numSamples": 3}, "b": "haiku", "c": "mini"})
+    run = ae.evaluate(ONE_CASE, ms, judge=panel, progress=False)
+    models = sorted(r["model"] for r in server.chat_requests)
+    assert models == ["haiku"] * 2 + ["mini"] * 5  # a: its own 3; b, c: the metric's 2
+    votes = panel_record(turn_details(run).details).votes
+    assert [(v.judge, v.n_samples) for v in votes] == [("a", 3), ("b", 2), ("c", 2)]
+    again = ae.evaluate(ONE_CASE, ms, judge=panel, progress=False)
+    assert len(server.chat_requests) == 7  # every answer came from the judge cache
+    assert again.info["judge_usage"]["cache_hits"] == 7
+    assert _comparable(again)[0]["evalStatus"] == _comparable(run)[0]["evalStatus"]
