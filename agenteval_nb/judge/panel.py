@@ -295,12 +295,16 @@ class JudgePanel:
     def __post_init__(self) -> None:
         if not isinstance(self.judges, Mapping) or not self.judges:
             raise ValueError("a JudgePanel needs a non-empty mapping {name: judge}")
+        judges: dict[str, Any] = {}
         for name, judge in self.judges.items():
             if not isinstance(name, str) or not name:
                 raise ValueError(f"panel judge names must be non-empty strings, got {name!r}")
             if judge is None:
                 raise ValueError(f"panel judge {name!r} is None")
-        object.__setattr__(self, "judges", dict(self.judges))
+            # a model given as a name or dict is validated now, its apiKey kept out of reprs
+            is_model = isinstance(judge, str | Mapping)
+            judges[name] = as_judge_model(judge) if is_model else judge
+        object.__setattr__(self, "judges", judges)
         if isinstance(self.vote, str):
             if self.vote not in VOTE_RULES:
                 raise ValueError(

@@ -183,3 +183,13 @@ def test_vote_verdicts():
     assert Vote.of("a", 0.5, 0.5).verdict == PASS
     assert Vote.of("a", 0.49, 0.5).verdict == FAIL
     assert Vote.of("a", None, 0.5).verdict == ABSTAIN
+
+
+def test_a_model_given_as_a_dict_is_validated_and_its_key_never_shown():
+    jury = JudgePanel({"a": {"modelName": "mini", "apiKey": "sk-panel-key-123"}, "b": "haiku"})
+    assert isinstance(jury.judges["a"], JudgeModelOptions)
+    assert jury.judges["a"].api_key == "sk-panel-key-123"
+    assert jury.judges["b"].model_name == "haiku"
+    assert "sk-panel-key-123" not in repr(jury)
+    with pytest.raises(ValueError, match=r"numSamples|num_samples"):
+        JudgePanel({"a": {"modelName": "mini", "numSamples": "three"}})
