@@ -144,6 +144,7 @@ async def evaluate_async(
     total = _case_count(plan_runs(sets, num_runs), ids)
     agents = _agents(agent, expected_agent, user_simulator, tool_mock_agent, agent_timeout)
     where = case_executor(executor)
+    check_panel_executor(judge, where)
     extras = _judge_extras(judge, judge_num_samples)
     settings = judge_settings(
         judge=judge,
@@ -156,7 +157,7 @@ async def evaluate_async(
     )
     # what the evaluation uses, opened; its options, built once
     client, owns_client = open_judge(settings, metric_list)
-    panel = open_judge_panel(settings, client, where)
+    panel = open_judge_panel(settings, client)
     context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras, panel=panel)
     label = progress if isinstance(progress, str) else ""
     bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
@@ -345,17 +346,19 @@ def _client(settings: JudgeSettings, injected: Any) -> Any:
     )
 
 
-def open_judge_panel(
-    settings: JudgeSettings, client: Any, executor: CaseExecutor | None
-) -> OpenPanel | None:
+def check_panel_executor(judge: Any, executor: CaseExecutor | None) -> None:
+    """A panel runs on the local executor only (checked before anything is opened)."""
+    if isinstance(judge, JudgePanel | OpenPanel) and executor is not None:
+        raise ValueError("a JudgePanel runs with the local executor only (executor='local')")
+
+
+def open_judge_panel(settings: JudgeSettings, client: Any) -> OpenPanel | None:
     """The evaluation's panel when ``judge`` is a :class:`JudgePanel`: its judge models call
     through ``client``; each callable judge gets a client of its own that adds to
     ``client``'s usage totals. An :class:`OpenPanel` (opened once by ``ae.experiment`` for
-    all its variants) is used as it is. A panel runs on the local executor only."""
+    all its variants) is used as it is."""
     if not isinstance(settings.judge, JudgePanel | OpenPanel):
         return None
-    if executor is not None:
-        raise ValueError("a JudgePanel runs with the local executor only (executor='local')")
     if isinstance(settings.judge, OpenPanel):
         return settings.judge
 

@@ -35,7 +35,6 @@ from .api import (
     open_judge_panel,
 )
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
-from .engine.options import case_executor
 from .errors import FormatError
 from .evalrun import EvalRun
 from .io import Source, as_source, load_metrics, save_metrics, write_text_atomic
@@ -402,9 +401,7 @@ async def experiment_async(
         price_table=price_table,
     )
     client, owns_client = open_judge(settings, metric_list)
-    panel = open_judge_panel(
-        settings, client, case_executor(evaluate_options.get("executor", "local"))
-    )
+    panel = open_judge_panel(settings, client)
     runs: dict[str, EvalRun] = {}
     try:
         for name, variant in variants.items():

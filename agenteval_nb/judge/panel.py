@@ -281,6 +281,23 @@ def as_judge_model(judge: str | Mapping[str, Any] | JudgeModelOptions) -> JudgeM
     return JudgeModelOptions.model_validate(dict(judge))
 
 
+def _is_client(judge: Any) -> bool:
+    """A ready judge client (a ``JudgeClient`` or anything with ``complete`` and ``usage``)."""
+    return hasattr(judge, "complete") and hasattr(judge, "usage")
+
+
+def _checked(name: str, judge: Any) -> Any:
+    """``judge`` if it is a judge model, a client or a callable judge; else a ``TypeError``."""
+    if isinstance(judge, JudgeModelOptions) or _is_client(judge) or callable(judge):
+        return judge
+    if hasattr(judge, "judge"):  # a CallableJudge
+        return judge
+    raise TypeError(
+        f"panel judge {name!r} must be a callable, a JudgeClient, a judge model or a model "
+        f"name, got {type(judge).__name__}"
+    )
+
+
 @dataclass(frozen=True)
 class JudgePanel:
     """``ae.JudgePanel({"mini": judge_a, "haiku": judge_b, "local": judge_c}, vote="majority")``
@@ -303,7 +320,7 @@ class JudgePanel:
                 raise ValueError(f"panel judge {name!r} is None")
             # a model given as a name or dict is validated now, its apiKey kept out of reprs
             is_model = isinstance(judge, str | Mapping)
-            judges[name] = as_judge_model(judge) if is_model else judge
+            judges[name] = as_judge_model(judge) if is_model else _checked(name, judge)
         object.__setattr__(self, "judges", judges)
         if isinstance(self.vote, str):
             if self.vote not in VOTE_RULES:
@@ -355,17 +372,12 @@ class JudgePanel:
         out = []
         for name in sorted(self.judges):
             judge = self.judges[name]
-            if isinstance(judge, str | Mapping | JudgeModelOptions):
-                out.append(PanelMember(name, client, as_judge_model(judge)))
-            elif hasattr(judge, "complete") and hasattr(judge, "usage"):
+            if isinstance(judge, JudgeModelOptions):
+                out.append(PanelMember(name, client, judge))
+            elif _is_client(judge):
                 out.append(PanelMember(name, judge))
-            elif callable(judge) or hasattr(judge, "judge"):
-                out.append(PanelMember(name, make_client(judge)))
             else:
-                raise TypeError(
-                    f"panel judge {name!r} must be a callable, a JudgeClient, a judge model or "
-                    f"a model name, got {type(judge).__name__}"
-                )
+                out.append(PanelMember(name, make_client(judge)))
         return out
 
     @classmethod

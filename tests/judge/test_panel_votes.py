@@ -120,6 +120,8 @@ def test_bad_panels_are_refused():
         JudgePanel({"a": _judge}, vote="mode")
     with pytest.raises(ValueError, match="min_votes 3 exceeds the panel size 2"):
         JudgePanel({"a": _judge, "b": _judge}, vote="mean", min_votes=3)
+    with pytest.raises(TypeError, match="panel judge 'a' must be a callable, a JudgeClient"):
+        JudgePanel({"a": 42})
     with pytest.raises(ValueError, match="do not match its judges"):
         panel(2).decide(votes(1.0), 0.5)  # a missing vote is an error, never a smaller panel
 

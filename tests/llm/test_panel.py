@@ -504,3 +504,19 @@ def test_judge_models_count_their_own_samples_and_use_the_cache(server):
     assert len(server.chat_requests) == 7  # every answer came from the judge cache
     assert again.info["judge_usage"]["cache_hits"] == 7
     assert _comparable(again)[0]["evalStatus"] == _comparable(run)[0]["evalStatus"]
+
+
+class _Elsewhere:
+    """A case executor that would run cases in other processes (never reached here)."""
+
+    def in_flight(self, default: int) -> int:
+        return default
+
+    async def open(self, job, context):
+        raise AssertionError("a panel must be refused before any case runs")
+
+
+def test_a_panel_is_refused_on_another_executor():
+    panel = ae.JudgePanel({"a": says(VALID), "b": says(VALID), "c": says(VALID)})
+    with pytest.raises(ValueError, match="local executor only"):
+        ae.evaluate(ONE_CASE, metric(), judge=panel, executor=_Elsewhere(), progress=False)
