@@ -53,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "EvaluationError": "agenteval_nb.engine.run",
     "Adaptive": "agenteval_nb.judge.adaptive",
     "BudgetExhausted": "agenteval_nb.judge.budget",
+    "JudgePanel": "agenteval_nb.judge.panel",
     # agents under test
     "Turn": "agenteval_nb.agents.turn",
     "record": "agenteval_nb.agents.recorder",

@@ -44,6 +44,7 @@ from .io import CaseSource, Source, as_source, load_metrics_config
 from .judge.adaptive import Adaptive
 from .judge.batch import BatchConfig
 from .judge.budget import check_budget_setup, checked_cap, dollars
+from .judge.panel import JudgePanel, OpenPanel, open_panel
 from .judge.usage import checked_prices
 from .schema import EvalMetric, EvalSet
 from .stores.base import ResultStore
@@ -134,7 +135,9 @@ async def evaluate_async(
     :class:`~agenteval_nb.judge.JudgeClient` per evaluation, or ``judge`` — a callable
     ``judge(messages, structured_output=None)`` returning a chat completion, or a ready
     ``JudgeClient`` — which then stands in for every ``judgeModel`` (``judge_num_samples``
-    samples per turn, default 1). ``cache``: True (user cache dir or
+    samples per turn, default 1); or ``judge=ae.JudgePanel({...}, vote=...)``: several judges
+    score every LLM metric and vote (:mod:`agenteval_nb.judge.panel`; local executor only, no
+    ``budget_usd`` yet). ``cache``: True (user cache dir or
     ``$AGENTEVAL_NB_CACHE_DIR``), a path, or False; ``judge_concurrency`` requests per endpoint
     at once, or ``"adaptive"`` / ``ae.Adaptive(min, start, max, ...)`` to find each endpoint's
     rate limit from its 429s; ``requests_per_minute``; ``judge_max_retries`` (HTTP
@@ -209,6 +212,7 @@ async def evaluate_async(
     total = _case_count(plan_runs(sets, num_runs), ids)
     agents = _agents(agent, expected_agent, user_simulator, tool_mock_agent, agent_timeout)
     where = case_executor(executor)
+    check_panel_executor(judge, where)
     extras = _judge_extras(judge, judge_num_samples)
     settings = judge_settings(
         judge=judge,
@@ -223,7 +227,8 @@ async def evaluate_async(
     check_budget(settings, metric_list, where)
     # what the evaluation uses, opened; its options, built once
     client, owns_client = open_judge(settings, metric_list)
-    context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
+    panel = open_judge_panel(settings, client)
+    context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras, panel=panel)
     label = progress if isinstance(progress, str) else ""
     bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
     builder = RecordBuilder(metric_list)
@@ -452,6 +457,11 @@ def check_budget(
         )
     if executor is not None:
         raise ConfigError("budget_usd needs the local executor: the ledger lives in one process")
+    if isinstance(settings.judge, JudgePanel | OpenPanel):
+        raise ConfigError(
+            "budget_usd with a JudgePanel is not supported yet: each member's calls would need "
+            "one shared ledger; cap the members' JudgeClients instead (JudgeClient(budget_usd=...))"
+        )
     check_budget_setup(
         [
             (m.metric_name, m.criterion.llm_judge.judge_model)
@@ -479,16 +489,25 @@ def _judge_extras(judge: Any, judge_num_samples: int | None) -> dict[str, Any]:
 def open_judge(settings: JudgeSettings, metrics: Sequence[EvalMetric]) -> tuple[Any, bool]:
     """The evaluation's judge service and whether the evaluation owns it: a given
     ``JudgeClient`` as is; else, when a judge is injected or a metric has ``llmJudge``, a new
-    client (the injected judge is never cached); else None."""
+    client (the injected judge is never cached; a panel's judge models call through this
+    client, cached); else None."""
     if settings.judge is None and not any(_uses_judge(m) for m in metrics):
         return None, False
     from .judge import JudgeClient
 
     if isinstance(settings.judge, JudgeClient):
         return settings.judge, False
-    client = JudgeClient(
-        judge=settings.judge,
-        cache=None if settings.judge is not None else settings.cache,
+    injected = None if isinstance(settings.judge, JudgePanel | OpenPanel) else settings.judge
+    return _client(settings, injected), True
+
+
+def _client(settings: JudgeSettings, injected: Any) -> Any:
+    """A new judge client with the evaluation's settings (``injected``: a callable judge)."""
+    from .judge import JudgeClient
+
+    return JudgeClient(
+        judge=injected,
+        cache=None if injected is not None else settings.cache,
         max_retries=settings.max_retries,
         timeout=settings.timeout,
         requests_per_minute=settings.requests_per_minute,
@@ -496,7 +515,30 @@ def open_judge(settings: JudgeSettings, metrics: Sequence[EvalMetric]) -> tuple[
         **judge_concurrency_kwargs(settings.concurrency),
         budget_usd=settings.budget_usd,
     )
-    return client, True
+
+
+def check_panel_executor(judge: Any, executor: CaseExecutor | None) -> None:
+    """A panel runs on the local executor only (checked before anything is opened)."""
+    if isinstance(judge, JudgePanel | OpenPanel) and executor is not None:
+        raise ValueError("a JudgePanel runs with the local executor only (executor='local')")
+
+
+def open_judge_panel(settings: JudgeSettings, client: Any) -> OpenPanel | None:
+    """The evaluation's panel when ``judge`` is a :class:`JudgePanel`: its judge models call
+    through ``client``; each callable judge gets a client of its own that adds to
+    ``client``'s usage totals. An :class:`OpenPanel` (opened once by ``ae.experiment`` for
+    all its variants) is used as it is."""
+    if not isinstance(settings.judge, JudgePanel | OpenPanel):
+        return None
+    if isinstance(settings.judge, OpenPanel):
+        return settings.judge
+
+    def member_client(judge: Any) -> Any:
+        member = _client(settings, judge)
+        member.usage = client.usage
+        return member
+
+    return open_panel(settings.judge, client, member_client)
 
 
 def judge_concurrency_kwargs(concurrency: int | Adaptive) -> dict[str, Any]:

@@ -26,7 +26,14 @@ from .analysis import experiment as analysis
 from .analysis.frames import to_backend
 from .analysis.load import metrics_of, path_of
 from .analysis.paired import Comparison, compare_records
-from .api import EvalSetInput, close_judge, evaluate_async, judge_settings, open_judge
+from .api import (
+    EvalSetInput,
+    close_judge,
+    evaluate_async,
+    judge_settings,
+    open_judge,
+    open_judge_panel,
+)
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .errors import FormatError
 from .evalrun import EvalRun
@@ -394,6 +401,7 @@ async def experiment_async(
         price_table=price_table,
     )
     client, owns_client = open_judge(settings, metric_list)
+    panel = open_judge_panel(settings, client)
     runs: dict[str, EvalRun] = {}
     try:
         for name, variant in variants.items():
@@ -407,7 +415,7 @@ async def experiment_async(
                 metric_list,
                 agent=variant,
                 num_runs=num_runs,
-                judge=client,
+                judge=client if panel is None else panel,
                 cache=cache,
                 price_table=price_table,
                 result_store=result_store,

@@ -51,6 +51,11 @@ COLUMNS: dict[str, Column] = {
             "`sample` (a scored judge sample) or `extra` (a call made before the samples, "
             "e.g. segmentation)",
         ),
+        _c(
+            "judge",
+            _S,
+            "the judge that answered: its name in a judge panel, else the judge model",
+        ),
         _c("sample_index", _I, "judge sample number"),
         _c("candidate", _S, "`A` (actual response) or `B` (expected response)"),
         _c("label", _S, "verdict label, `A` (best) .. `T` (worst)"),
@@ -136,6 +141,7 @@ FRAME_COLUMNS: dict[str, tuple[str, ...]] = {
     "samples": (
         *_INVOCATION_KEY,
         *_METRIC_KEY,
+        "judge",
         "call",
         "sample_index",
         "score",
@@ -153,6 +159,7 @@ FRAME_COLUMNS: dict[str, tuple[str, ...]] = {
     "logprobs": (
         *_INVOCATION_KEY,
         *_METRIC_KEY,
+        "judge",
         "sample_index",
         "candidate",
         "label",

@@ -539,6 +539,7 @@ def samples_frame(run: ResultView) -> pl.DataFrame:
             cols["invocation_id"].append(inv_id)
             cols["metric_name"].append(m.metric_name)
             cols["judge_evaluator"].append(record.evaluator)
+            cols["judge"].append(s.judge or model)
             cols["call"].append(kind)
             cols["sample_index"].append(s.sample_index)
             cols["score"].append(s.score)
@@ -572,6 +573,8 @@ def logprobs_frame(run: ResultView) -> pl.DataFrame:
         record = verifier_record(m.details)
         if record is None:
             continue
+        judged = judge_record(m.details)
+        model = (judged.model if judged is not None else None) or _criterion_judge_model(m)
         for sample in record.samples or ():
             for candidate, dist in (("A", sample.a), ("B", sample.b)):
                 if dist is None or not dist.probs:
@@ -583,6 +586,7 @@ def logprobs_frame(run: ResultView) -> pl.DataFrame:
                     cols["invocation_index"].append(index)
                     cols["invocation_id"].append(inv_id)
                     cols["metric_name"].append(m.metric_name)
+                    cols["judge"].append(sample.judge or model)
                     cols["sample_index"].append(sample.sample_index)
                     cols["candidate"].append(candidate)
                     cols["label"].append(label)

@@ -49,11 +49,14 @@ class EvaluationContext:
     ``judge``: the judge service of the run (``None`` when no LLM metric runs), see
     :mod:`agenteval_nb.judge`.
     ``extras``: free-form room for services added by later layers or by users.
+    ``panel``: the evaluation's judge panel (:class:`~agenteval_nb.judge.panel.OpenPanel`),
+    which then scores every LLM metric in place of a lone judge; ``None`` otherwise.
     """
 
     hooks: Hooks = NO_HOOKS
     judge: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
+    panel: Any = None
 
 
 @runtime_checkable

@@ -15,6 +15,7 @@ from .client import JudgeCacheWarning, JudgeClient
 from .injected import CallableJudge
 from .judge_errors import JudgeError
 from .limiter import EndpointLimiter
+from .panel import JudgePanel, OpenPanel, PanelDecision, Vote, open_panel
 from .request import Endpoint, JudgeRequest, build_request
 from .response import normalize_completion
 from .usage import JudgeUsage, UsageTotals
@@ -32,12 +33,17 @@ __all__ = [
     "JudgeCall",
     "JudgeClient",
     "JudgeError",
+    "JudgePanel",
     "JudgeRequest",
     "JudgeUsage",
+    "OpenPanel",
+    "PanelDecision",
     "UsageTotals",
+    "Vote",
     "build_request",
     "cache_key",
     "default_cache_path",
     "normalize_completion",
     "open_cache",
+    "open_panel",
 ]

@@ -48,12 +48,13 @@ def _reason_cell(sample: JudgeSample) -> Markup:
 
 
 def samples_table(samples: Sequence[JudgeSample]) -> Markup:
-    """One row per sample: index, chosen mark, score, status, reason, cache hit, tokens, latency."""
+    """One row per sample: index (after the judge's name in a panel), chosen mark, score,
+    status, reason, cache hit, tokens, latency."""
     rows = [
         html(
             '<tr><td class="ae-num">{}</td><td>{}</td><td class="ae-num">{}</td><td>{}</td>'
             '<td>{}</td><td>{}</td><td>{}</td><td class="ae-num">{}</td></tr>',
-            s.sample_index,
+            f"{s.judge} #{s.sample_index}" if s.judge else s.sample_index,
             Markup('<span class="ae-chosen">★ chosen</span>') if s.chosen else "",
             number(s.score),
             status_badge(s.status) if s.status else "—",

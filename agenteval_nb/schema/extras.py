@@ -10,9 +10,14 @@ result of a metric repeats nothing). Keys, camelCase on the wire:
 ``verifier`` (:class:`VerifierRecord`)
     for ``llm_verifier_pairwise``: per sample, the label distribution of candidate A and B, and
     the swapped-order scoring when position-bias control ran.
+``panel`` (:class:`PanelRecord`)
+    when a judge panel scored the turn: the vote rule, the configured size, every judge's vote
+    (pass, fail or abstain, with its score, reason or error). The judges' samples are in
+    ``judge.samples``, each naming its judge.
 
-Use :func:`judge_record` / :func:`verifier_record` to read them from a details object (they
-return ``None`` when absent, e.g. for deterministic metrics or Go-written files).
+Use :func:`judge_record` / :func:`verifier_record` / :func:`panel_record` to read them from a
+details object (they return ``None`` when absent, e.g. for deterministic metrics or Go-written
+files).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from .result import EvalMetricResultDetails, RubricScore
 
 JUDGE_KEY = "judge"
 VERIFIER_KEY = "verifier"
+PANEL_KEY = "panel"
 
 
 class PromptMessage(WireModel):
@@ -34,8 +40,10 @@ class PromptMessage(WireModel):
 
 
 class JudgeSample(WireModel):
-    """One judge sample before aggregation."""
+    """One judge sample before aggregation; ``judge`` names the panel member that answered
+    (absent for a lone judge)."""
 
+    judge: str | None = None
     sample_index: int = 0
     score: float | None = None
     status: str | None = None
@@ -81,6 +89,8 @@ class LabelDistributionRecord(WireModel):
 
 
 class VerifierSample(WireModel):
+    judge: str | None = None
+    """The panel member whose sample this is (absent for a lone judge)."""
     sample_index: int = 0
     score: float | None = None
     a: LabelDistributionRecord | None = None
@@ -95,6 +105,35 @@ class VerifierRecord(WireModel):
     samples: list[VerifierSample] | None = None
     swap_mode: str | None = None
     """``None`` (reference behaviour), ``"report"`` or ``"mean"``."""
+    pooled: VerifierSample | None = None
+    """A panel's pooled distributions (the mean of its judges' chosen samples) and score."""
+
+
+class PanelVote(WireModel):
+    """One panel member's reduced verdict on a turn: ``pass``, ``fail`` or ``abstain``."""
+
+    judge: str = ""
+    model: str | None = None
+    vote: str = ""
+    score: float | None = None
+    reason: str | None = None
+    error: str | None = None
+    """Why the judge abstained: its call or parse error (absent when it voted)."""
+    n_samples: int = 0
+    prompt: list[PromptMessage] | None = None
+    """This judge's prompt when it differs from ``JudgeRecord.prompt`` (hallucinations)."""
+
+
+class PanelRecord(WireModel):
+    """How a panel decided a turn: the rule, the configured size, the quorum, every vote
+    (sorted by judge) and the judges whose votes make the score."""
+
+    vote: str = ""
+    size: int = 0
+    min_votes: int | None = None
+    status: str | None = None
+    votes: list[PanelVote] | None = None
+    counted: list[str] | None = None
 
 
 def _extra(details: EvalMetricResultDetails | None, key: str) -> Any:
@@ -121,6 +160,17 @@ def verifier_record(details: EvalMetricResultDetails | None) -> VerifierRecord |
         return value
     try:
         return VerifierRecord.model_validate(value)
+    except ValidationError:
+        return None
+
+
+def panel_record(details: EvalMetricResultDetails | None) -> PanelRecord | None:
+    """The panel record stored in ``details``, or ``None`` (a lone judge, a Go file)."""
+    value = _extra(details, PANEL_KEY)
+    if value is None or isinstance(value, PanelRecord):
+        return value
+    try:
+        return PanelRecord.model_validate(value)
     except ValidationError:
         return None
 

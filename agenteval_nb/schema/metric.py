@@ -237,8 +237,13 @@ class JudgeTemplateOptions(WireModel):
 
 
 class LLMCriterion(WireModel):
+    """The judge criterion. ``judgeModels`` (an extension key beside ``judgeModel``, which Go
+    readers ignore) makes the metric's judge a panel of these models (``judge.panel``); each
+    is laid over ``judgeModel``."""
+
     rubrics: list[Rubric] | None = None
     judge_model: JudgeModelOptions | None = None
+    judge_models: list[JudgeModelOptions] | None = None
     sample_parallelism_enabled: bool | None = None
     sample_parallelism: int | None = None
     template: JudgeTemplateOptions | None = None

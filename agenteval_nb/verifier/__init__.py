@@ -1,6 +1,7 @@
 """LLM-as-a-Verifier scoring from judge token logprobs (SPEC §5.2)."""
 
 from .labels import DEFAULT_SCALE, LabelScale
+from .pooling import pool_distributions
 from .scoring import (
     LabelDistribution,
     PairScore,
@@ -21,6 +22,7 @@ __all__ = [
     "comparison_score",
     "expected_score",
     "label_distribution",
+    "pool_distributions",
     "score_pair",
     "text_fallback_label",
 ]

@@ -25,6 +25,15 @@ One metric on one case:
    ``aggregate samples: …``); after the last turn **aggregate the turns** (default
    :func:`average`; error ⇒ ``aggregate invocations: …``).
 
+**A panel** (``EvaluationContext.panel``, or the metric's ``judgeModels``; rules in
+:mod:`agenteval_nb.judge.panel`): steps 4–6 run once per judge (:meth:`LLMJudgeEvaluator.opinion`,
+concurrently), each judge with its own session and ``numSamples``, reducing its own samples;
+then the panel decides the turn (:meth:`LLMJudgeEvaluator.panel_decision`, the verifier pools
+instead) and :meth:`LLMJudgeEvaluator.panel_result` records every judge's samples and vote. A
+judge's call or parse error, or any error once it was asked, is its abstention; an error before
+any call (the metric's) fails the metric as above. Undecided turns are kept even when the
+invocations aggregator would drop them, so their reasons (the votes) reach the result.
+
 Each turn's ``details.judge`` (:class:`JudgeRecord`) keeps the rendered prompt, every sample
 (raw answer, score, status, reason, rubric scores, cache hit, tokens, latency), which one was
 ``chosen``, extra calls, and ``heuristic`` (an answer whose ``model`` is
@@ -55,6 +64,16 @@ from typing import Any, Protocol, runtime_checkable
 from ...criteria.gofmt import go_quote
 from ...errors import exception_message, exception_type_name
 from ...judge import JudgeCall
+from ...judge.panel import (
+    ABSTAIN,
+    FAIL,
+    PASS,
+    JudgePanel,
+    PanelDecision,
+    Vote,
+    open_panel,
+    overlay_model,
+)
 from ...judge.planning import feeds_prompt, judged_turn
 from ...schema import (
     Criterion,
@@ -68,7 +87,14 @@ from ...schema import (
     ScoreValue,
     status_for,
 )
-from ...schema.extras import JudgeRecord, JudgeSample, PromptMessage, with_extras
+from ...schema.extras import (
+    JudgeRecord,
+    JudgeSample,
+    PanelRecord,
+    PanelVote,
+    PromptMessage,
+    with_extras,
+)
 from ...schema.status import passes
 from ..base import EvaluateResult, EvaluationContext, EvaluatorError, PerInvocationResult
 
@@ -81,11 +107,15 @@ __all__ = [
     "LLMJudgeEvaluator",
     "MessagesConstructor",
     "OperatorLookup",
+    "Opinion",
     "PromptMessages",
     "ResponseScorer",
+    "SampleError",
     "SampleResult",
     "SamplesAggregator",
     "ScoreResult",
+    "Seat",
+    "Seating",
     "StructuredOutputProvider",
     "TurnInput",
     "average",
@@ -95,6 +125,7 @@ __all__ = [
     "maybe_await",
     "mean_samples",
     "min_sample",
+    "open_seating",
     "open_session",
 ]
 
@@ -273,6 +304,7 @@ class JudgeSession:
         self.request_overrides = dict(request_overrides or {})
         self.models: list[str] = []
         self.heuristic = False
+        self.asked = 0
 
     async def call(
         self,
@@ -282,6 +314,7 @@ class JudgeSession:
         sample_index: int = 0,
     ) -> JudgeCall:
         """One judge completion (raises the client's ``JudgeError`` on failure)."""
+        self.asked += 1
         call = await self.client.complete(
             self.judge_model,
             messages,
@@ -303,7 +336,9 @@ def judge_criterion(metric: EvalMetric) -> LLMCriterion:
     return metric.criterion.llm_judge
 
 
-def _num_samples(llm: LLMCriterion, client: Any, context: EvaluationContext | None) -> int:
+def _num_samples(
+    judge_model: JudgeModelOptions | None, client: Any, context: EvaluationContext | None
+) -> int:
     injected = getattr(client, "injected", None)
     if injected is not None:
         count = context.extras.get("judge_num_samples") if context is not None else None
@@ -311,7 +346,7 @@ def _num_samples(llm: LLMCriterion, client: Any, context: EvaluationContext | No
             count = getattr(getattr(injected, "judge", injected), "num_samples", None)
         count = 1 if count is None else count
     else:
-        configured = llm.judge_model.num_samples if llm.judge_model is not None else None
+        configured = judge_model.num_samples if judge_model is not None else None
         count = 1 if configured is None else configured
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
         raise EvaluatorError("num samples must be greater than 0")
@@ -334,13 +369,88 @@ def open_session(
         )
     if getattr(client, "injected", None) is None and llm.judge_model is None:
         raise EvaluatorError("missing required fields in eval metric")
-    count = _num_samples(llm, client, context)
+    count = _num_samples(llm.judge_model, client, context)
     if llm.sample_parallelism is not None and llm.sample_parallelism < 0:
         raise EvaluatorError("sample parallelism must be non-negative")
     return JudgeSession(client, llm.judge_model, request_overrides=request_overrides), count
 
 
+@dataclass(slots=True)
+class Seat:
+    """One panel judge as one metric evaluation sees it: its session and ``numSamples``."""
+
+    name: str
+    session: JudgeSession
+    n_samples: int
+
+
+@dataclass(slots=True)
+class Seating:
+    """The panel judging one metric: its rules and one seat per judge, sorted by name."""
+
+    panel: JudgePanel
+    seats: list[Seat]
+
+
+def _metric_panel(metric: EvalMetric, llm: LLMCriterion) -> JudgePanel:
+    """The panel of ``judgeModels``; ``extension.panel`` may set ``vote`` (a rule name) and
+    ``minVotes`` (errors ``panel extension: …``)."""
+    extension = metric.extension if isinstance(metric.extension, Mapping) else {}
+    raw = extension.get("panel") or {}
+    if not isinstance(raw, Mapping):
+        raise EvaluatorError("panel extension: must be an object")
+    try:
+        return JudgePanel.of_models(
+            llm.judge_models or [], raw.get("vote", "majority"), raw.get("minVotes")
+        )
+    except (TypeError, ValueError) as exc:
+        raise EvaluatorError(f"panel extension: {exc}") from exc
+
+
+def open_seating(
+    metric: EvalMetric,
+    context: EvaluationContext | None,
+    *,
+    request_overrides: Mapping[str, Any] | None = None,
+) -> Seating | None:
+    """The panel of this metric, or None for a lone judge: the evaluation's panel
+    (``context.panel``), else the metric's ``judgeModels`` unless a judge is injected.
+
+    Each judge's model is its own laid over ``judgeModel`` (:func:`overlay_model`) and its
+    ``numSamples`` is counted as a lone judge's; a judge with no model at all is ``missing
+    required fields in eval metric``.
+    """
+    llm = judge_criterion(metric)
+    opened = context.panel if context is not None else None
+    client = context.judge if context is not None else None
+    if opened is None:
+        if not llm.judge_models or client is None or getattr(client, "injected", None):
+            return None
+        opened = open_panel(_metric_panel(metric, llm), client)
+    if llm.sample_parallelism is not None and llm.sample_parallelism < 0:
+        raise EvaluatorError("sample parallelism must be non-negative")
+    seats = []
+    for member in opened.members:
+        model = overlay_model(member.model, llm.judge_model)
+        if model is None and getattr(member.client, "injected", None) is None:
+            raise EvaluatorError(
+                f"missing required fields in eval metric: panel judge {member.name!r} has no "
+                "judge model (set judgeModel, or give the judge a model)"
+            )
+        session = JudgeSession(member.client, model, request_overrides=request_overrides)
+        seats.append(Seat(member.name, session, _num_samples(model, member.client, context)))
+    return Seating(opened.panel, seats)
+
+
 # aggregation (step 6) ----------------------------------------------------------------------
+
+
+class SampleError(EvaluatorError):
+    """A judge sample failed: its call or the scoring of its answer (``sample_index``)."""
+
+    def __init__(self, message: str, sample_index: int) -> None:
+        super().__init__(message)
+        self.sample_index = sample_index
 
 
 class AggregationError(ValueError):
@@ -564,9 +674,10 @@ class LLMJudgeEvaluator:
         """Score every turn with the judge (module doc)."""
         judge_criterion(metric)
         options = self.judge_options(metric)
-        session, n_samples = open_session(
-            metric, context, request_overrides=self.request_overrides(metric, options)
-        )
+        overrides = self.request_overrides(metric, options)
+        seating = open_seating(metric, context, request_overrides=overrides)
+        if seating is None:
+            session, n_samples = open_session(metric, context, request_overrides=overrides)
         if len(actuals) != len(expecteds):
             raise EvaluatorError(
                 f"actual invocations ({len(actuals)}) and expected invocations "
@@ -578,21 +689,38 @@ class LLMJudgeEvaluator:
             raise EvaluatorError(error_text(exc)) from exc
         turns: list[PerInvocationResult] = []
         for i in range(len(actuals)):
-            turn = TurnInput(
-                list(actuals[: i + 1]), list(expecteds[: i + 1]), metric, i, session, options
-            )
+            prefixes = list(actuals[: i + 1]), list(expecteds[: i + 1])
             with judged_turn():
-                turns.append(await self.judge_turn(turn, stages, n_samples))
+                if seating is None:
+                    turn = TurnInput(*prefixes, metric, i, session, options)
+                    turns.append(await self.judge_turn(turn, stages, n_samples))
+                    continue
+                seat_turns = [
+                    TurnInput(*prefixes, metric, i, s.session, options) for s in seating.seats
+                ]
+                turns.append(await self.panel_turn(seat_turns, seating, stages))
         try:
             aggregate = self.invocations_aggregator(metric, stages)
-            return await maybe_await(aggregate(turns, metric))
+            result: EvaluateResult = await maybe_await(aggregate(turns, metric))
         except Exception as exc:
             raise EvaluatorError(f"aggregate invocations: {error_text(exc)}") from exc
+        if seating is not None and turns and not result.per_invocation_results:
+            result.per_invocation_results = turns  # undecided turns keep their listed votes
+        return result
 
     async def judge_turn(
         self, turn: TurnInput, stages: JudgeStages | None, n_samples: int
     ) -> PerInvocationResult:
         """Steps 4–6 for one turn."""
+        messages, turn_stages, structured = await self.prepare_turn(turn, stages)
+        samples = await self.collect_samples(turn, messages, structured, n_samples, turn_stages)
+        chosen = await self.reduce_samples(turn, turn_stages, samples)
+        return self.turn_result(turn, messages, samples, chosen)
+
+    async def prepare_turn(
+        self, turn: TurnInput, stages: JudgeStages | None
+    ) -> tuple[PromptMessages, JudgeStages, dict[str, Any] | None]:
+        """Step 4: the turn's messages, stages and structured output."""
         try:
             messages = await self.build_messages(turn)
         except EvaluatorError:
@@ -600,17 +728,24 @@ class LLMJudgeEvaluator:
         except Exception as exc:
             raise EvaluatorError(f"construct messages: {error_text(exc)}") from exc
         try:
-            stages = self.turn_stages(turn, stages)
-            provider = stages.structured_output
+            turn_stages = self.turn_stages(turn, stages)
+            provider = turn_stages.structured_output
             structured = None if provider is None else await maybe_await(provider(turn))
         except Exception as exc:
             raise EvaluatorError(f"resolve structured output: {error_text(exc)}") from exc
-        samples = await self.collect_samples(turn, messages, structured, n_samples, stages)
+        return messages, turn_stages, structured
+
+    async def reduce_samples(
+        self, turn: TurnInput, stages: JudgeStages, samples: list[SampleResult]
+    ) -> SampleResult:
+        """Step 6: the samples aggregator's pick (error ⇒ ``aggregate samples: …``)."""
         try:
-            chosen = await maybe_await(stages.samples_aggregator(samples, turn.metric))
+            chosen: SampleResult = await maybe_await(
+                stages.samples_aggregator(samples, turn.metric)
+            )
         except Exception as exc:
             raise EvaluatorError(f"aggregate samples: {error_text(exc)}") from exc
-        return self.turn_result(turn, messages, samples, chosen)
+        return chosen
 
     async def collect_samples(
         self,
@@ -663,8 +798,11 @@ class LLMJudgeEvaluator:
         try:
             call = await turn.judge.call(messages, structured_output=structured, sample_index=index)
         except Exception as exc:
-            raise EvaluatorError(f"judge response: {prefix}{error_text(exc)}") from exc
-        return call, await self.score_call(turn, call, scorer, prefix=prefix)
+            raise SampleError(f"judge response: {prefix}{error_text(exc)}", index) from exc
+        try:
+            return call, await self.score_call(turn, call, scorer, prefix=prefix)
+        except EvaluatorError as exc:
+            raise SampleError(str(exc), index) from exc.__cause__
 
     async def score_call(
         self, turn: TurnInput, call: JudgeCall, scorer: ResponseScorer, *, prefix: str = ""
@@ -740,6 +878,176 @@ class LLMJudgeEvaluator:
             details=details,
             criterion=self.turn_criterion(turn, messages),
         )
+
+    # a panel (module doc of :mod:`agenteval_nb.judge.panel`) ------------------------------------
+
+    async def panel_turn(
+        self, turns: Sequence[TurnInput], seating: Seating, stages: JudgeStages | None
+    ) -> PerInvocationResult:
+        """One turn judged by every seat (concurrently), then decided by the panel; an error
+        that is not a judge's (a bad metric) fails the metric as for a lone judge."""
+        outcomes = await asyncio.gather(
+            *(self.opinion(t, seat, stages) for t, seat in zip(turns, seating.seats, strict=True)),
+            return_exceptions=True,
+        )
+        for outcome in outcomes:  # seat order = name order: the same error whatever the order
+            if isinstance(outcome, BaseException):
+                raise outcome
+        opinions: list[Opinion] = list(outcomes)  # type: ignore[arg-type]
+        decision = self.panel_decision(seating.panel, opinions, turns[0].metric)
+        return self.panel_result(seating, opinions, decision)
+
+    async def opinion(self, turn: TurnInput, seat: Seat, stages: JudgeStages | None) -> Opinion:
+        """One seat's reduced verdict: its samples reduced as a lone judge's. Its call or
+        parse error, or an error after it was asked (the hallucination judge's segmentation),
+        is an abstention; an error before it was asked is the metric's and raises."""
+        try:
+            messages, turn_stages, structured = await self.prepare_turn(turn, stages)
+        except EvaluatorError as exc:
+            if not turn.judge.asked:
+                raise
+            return Opinion(seat, turn, None, [], None, error_text(exc))
+        try:
+            samples = await self.collect_samples(
+                turn, messages, structured, seat.n_samples, turn_stages
+            )
+        except SampleError as exc:
+            return Opinion(seat, turn, messages, [], None, error_text(exc), exc.sample_index)
+        chosen = await self.reduce_samples(turn, turn_stages, samples)
+        return Opinion(seat, turn, messages, samples, chosen)
+
+    def panel_decision(
+        self, panel: JudgePanel, opinions: Sequence[Opinion], metric: EvalMetric
+    ) -> PanelDecision:
+        """The panel's vote rule over the seats' votes."""
+        return panel.decide((o.vote() for o in opinions), metric.threshold_value)
+
+    def panel_result(
+        self, seating: Seating, opinions: Sequence[Opinion], decision: PanelDecision
+    ) -> PerInvocationResult:
+        """The turn's result: the decision's score, status and reason; ``details.judge`` with
+        every seat's samples and extra calls (each naming its judge) and ``details.panel``
+        with every vote."""
+        samples: list[JudgeSample] = []
+        extra_calls: list[JudgeSample] = []
+        prompted = [o for o in opinions if o.messages is not None]
+        prompt = prompt_record(prompted[0].messages or []) if prompted else None
+        votes = []
+        for o in opinions:
+            name = o.seat.name
+            for sample in o.samples:
+                if sample.record is not None:
+                    sample.record.chosen = sample is o.chosen
+                    sample.record.judge = name
+                    samples.append(sample.record)
+            for call in sorted(o.turn.extra_calls, key=lambda record: record.sample_index):
+                call.judge = name
+                extra_calls.append(call)
+            if o.error is not None:
+                samples.append(JudgeSample(judge=name, sample_index=o.error_index, error=o.error))
+            vote = o.vote()
+            own = prompt_record(o.messages) if o.messages is not None else None
+            votes.append(
+                PanelVote(
+                    judge=name,
+                    model=", ".join(o.seat.session.models) or _model_name(o.seat.session),
+                    vote=vote.verdict,
+                    score=vote.score,
+                    reason=(o.chosen.reason or None) if o.chosen is not None else None,
+                    error=vote.reason if vote.verdict == ABSTAIN else None,
+                    n_samples=len(o.samples),
+                    prompt=own if own != prompt else None,
+                )
+            )
+        counted = [o.chosen for o in opinions if o.seat.name in decision.counted and o.chosen]
+        details = EvalMetricResultDetails(
+            reason=decision.reason,
+            score=decision.score,
+            value=ScoreValue(kind="numeric", numeric=decision.score),
+            rubric_scores=_mean_rubric_scores(counted) or None,
+        )
+        sessions = [o.seat.session for o in opinions]
+        record = JudgeRecord(
+            evaluator=self.name,
+            model=", ".join(sorted({m for s in sessions for m in s.models})) or None,
+            heuristic=any(s.heuristic for s in sessions),
+            prompt=prompt,
+            extra_calls=extra_calls or None,
+            samples=samples,
+        )
+        panel = seating.panel
+        with_extras(
+            details,
+            judge=record,
+            panel=PanelRecord(
+                vote=panel.vote_name,
+                size=panel.size,
+                min_votes=panel.quorum,
+                status=str(decision.status),
+                votes=votes,
+                counted=list(decision.counted),
+            ),
+        )
+        first = opinions[0].turn
+        return PerInvocationResult(
+            actual_invocation=first.actuals[-1],
+            expected_invocation=first.expecteds[-1],
+            score=decision.score,
+            status=decision.status,
+            details=details,
+            criterion=self.turn_criterion(prompted[0].turn, prompted[0].messages or [])
+            if prompted
+            else None,
+        )
+
+
+@dataclass(slots=True)
+class Opinion:
+    """One seat's judgement of a turn: its samples and the one its aggregator chose, or the
+    error that made it abstain (with the failing sample's index)."""
+
+    seat: Seat
+    turn: TurnInput
+    messages: PromptMessages | None
+    samples: list[SampleResult]
+    chosen: SampleResult | None
+    error: str | None = None
+    error_index: int = 0
+
+    def vote(self) -> Vote:
+        """``pass`` / ``fail`` by the chosen sample's status; ``abstain`` on an error or
+        when every sample is ``not_evaluated``."""
+        name, chosen = self.seat.name, self.chosen
+        if chosen is None:
+            return Vote(name, ABSTAIN, None, self.error or "no answer")
+        if chosen.status == EvalStatus.NOT_EVALUATED:
+            return Vote(name, ABSTAIN, None, "every sample not evaluated")
+        verdict = PASS if chosen.status == EvalStatus.PASSED else FAIL
+        return Vote(name, verdict, chosen.score, chosen.reason)
+
+
+def _model_name(session: JudgeSession) -> str | None:
+    return session.judge_model.model_name if session.judge_model is not None else None
+
+
+def _mean_rubric_scores(chosen: Sequence[SampleResult]) -> list[RubricScore]:
+    """Per rubric id, the mean score over the chosen samples that scored it; ids in the order
+    they first appear in any of them (ties by id), so the judges' order does not matter."""
+    totals: dict[str, list[float]] = {}
+    first: dict[str, int] = {}
+    for sample in chosen:
+        for position, rubric in enumerate(sample.rubric_scores or ()):
+            rid = rubric.id or ""
+            totals.setdefault(rid, []).append(rubric.score or 0.0)
+            first[rid] = min(first.get(rid, position), position)
+    return [
+        RubricScore(
+            id=rid,
+            score=sum(totals[rid]) / len(totals[rid]),
+            reason=(f"mean of {len(totals[rid])} judges"),
+        )
+        for rid in sorted(totals, key=lambda r: (first[r], r))
+    ]
 
 
 async def _gather_in_order(coros: Sequence[Awaitable[SampleResult]]) -> list[SampleResult]:

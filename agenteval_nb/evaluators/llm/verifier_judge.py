@@ -24,6 +24,14 @@ turns. Each turn's ``details.verifier`` (:class:`VerifierRecord`) keeps, per sam
 distributions (all labels with their probabilities, expected score, sampled label, valid mass,
 entropy, whether they came from logprobs).
 
+In a judge panel (:mod:`agenteval_nb.judge.panel`) each judge reduces its samples as above;
+the panel then pools the label distributions of the judges' chosen samples (the mean of their
+probabilities, :func:`~agenteval_nb.verifier.pooling.pool_distributions`) and scores the pooled
+``sA`` and ``sB`` — whatever the vote rule, given its quorum (``min_votes``, default a strict
+majority of the panel; fewer ⇒ ``not_evaluated`` listing the votes). With ``swap: "mean"`` the
+pooled score is averaged with the mean of the judges' swapped scores. ``details.verifier`` keeps
+each judge's samples (its expected scores) and the pooled distributions (``pooled``).
+
 Options beyond the reference, all off by default so scores stay identical, parsed once per
 metric from ``metric.extension`` (a bad value ⇒ ``verifier extension: …``)::
 
@@ -52,9 +60,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...schema import EvalMetric, ScoreValue, status_for
+from ...judge.panel import JudgePanel, PanelDecision, decided, undecided
+from ...schema import EvalMetric, EvalStatus, ScoreValue, status_for
 from ...schema.extras import LabelDistributionRecord, VerifierRecord, VerifierSample, with_extras
 from ...verifier.labels import DEFAULT_SCALE, LabelScale
+from ...verifier.pooling import pool_distributions
 from ...verifier.scoring import (
     TAG_A,
     TAG_B,
@@ -69,11 +79,13 @@ from .judge_contract import (
     InvocationsAggregator,
     JudgeStages,
     LLMJudgeEvaluator,
+    Opinion,
     PromptMessages,
     ResponseScorer,
     SampleResult,
     SamplesAggregator,
     ScoreResult,
+    Seating,
     TurnInput,
     average,
     error_text,
@@ -408,6 +420,42 @@ class _SampleData:
     swap_gap: float | None = None
 
 
+def _sample_data(sample: SampleResult | None) -> _SampleData:
+    data = sample.data if sample is not None else None
+    return data if isinstance(data, _SampleData) else _SampleData(None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    """The panel's pooled verifier judgement over the judges that voted."""
+
+    judges: tuple[str, ...]
+    a: LabelDistribution
+    b: LabelDistribution | None
+    score: float
+
+
+def _pool(opinions: Sequence[Opinion], swap_mean: bool) -> _Pool | None:
+    """Pool the chosen samples' distributions of the judges that voted (None: none did)."""
+    voted = [
+        (o.seat.name, _sample_data(o.chosen))
+        for o in opinions
+        if o.chosen is not None and o.chosen.status != EvalStatus.NOT_EVALUATED
+    ]
+    voted = [(name, data) for name, data in voted if data.judgement is not None]
+    if not voted:
+        return None
+    judgements = [data.judgement for _, data in voted if data.judgement is not None]
+    a = pool_distributions([j.dist_a for j in judgements])
+    b_dists = [j.dist_b for j in judgements if j.dist_b is not None]
+    b = pool_distributions(b_dists) if len(b_dists) == len(judgements) else None
+    score = a.expected_score if b is None else comparison_score(a.expected_score, b.expected_score)
+    swapped = [data.swapped_score for _, data in voted if data.swapped_score is not None]
+    if swap_mean and b is not None and len(swapped) == len(voted):
+        score = (score + sum(swapped) / len(swapped)) / 2.0
+    return _Pool(tuple(name for name, _ in voted), a, b, score)
+
+
 class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
     """The ``llm_verifier_pairwise`` evaluator (rules and options in the module doc)."""
 
@@ -501,6 +549,51 @@ class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
         )
         return 1.0 - swapped.score
 
+    def panel_decision(
+        self, panel: JudgePanel, opinions: Sequence[Opinion], metric: EvalMetric
+    ) -> PanelDecision:
+        """The pooled score of the judges that voted, given the panel's quorum (module doc)."""
+        ballot = panel.ballot((o.vote() for o in opinions), metric.threshold_value)
+        options: VerifierOptions = opinions[0].turn.options
+        pool = _pool(opinions, options.swap == "mean")
+        if pool is None or len(pool.judges) < ballot.min_votes:
+            voted = 0 if pool is None else len(pool.judges)
+            return undecided(
+                ballot,
+                f"no quorum to pool: {voted} of {ballot.size} judges voted, "
+                f"{ballot.min_votes} needed",
+            )
+        status = status_for(pool.score, metric.threshold_value)
+        counted = [v for v in ballot.votes if v.judge in pool.judges]
+        return decided(ballot, "pooled", status, pool.score, counted)
+
+    def panel_result(
+        self, seating: Seating, opinions: Sequence[Opinion], decision: PanelDecision
+    ) -> PerInvocationResult:
+        """The contract's panel result plus ``details.verifier``: every judge's samples and
+        the pooled distributions."""
+        result = super().panel_result(seating, opinions, decision)
+        options: VerifierOptions = opinions[0].turn.options
+        records = [
+            record for o in opinions for record in _verifier_samples(o.samples, judge=o.seat.name)
+        ]
+        pool = _pool(opinions, options.swap == "mean")
+        pooled = None
+        if pool is not None and decision.status != EvalStatus.NOT_EVALUATED:
+            pooled = VerifierSample(
+                sample_index=0,
+                score=pool.score,
+                a=distribution_record(pool.a),
+                b=distribution_record(pool.b),
+            )
+        swap_mode = None if options.pointwise else options.swap
+        if result.details is not None:
+            with_extras(
+                result.details,
+                verifier=VerifierRecord(samples=records, swap_mode=swap_mode, pooled=pooled),
+            )
+        return result
+
     def turn_result(
         self,
         turn: TurnInput,
@@ -511,20 +604,7 @@ class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
         """The contract's result plus ``details.verifier``."""
         turn.extra_calls.sort(key=lambda record: record.sample_index)
         result = super().turn_result(turn, messages, samples, chosen)
-        records = []
-        for sample in samples:
-            data = sample.data if isinstance(sample.data, _SampleData) else _SampleData(None)
-            judgement = data.judgement
-            records.append(
-                VerifierSample(
-                    sample_index=sample.index,
-                    score=sample.score,
-                    a=distribution_record(judgement.dist_a if judgement else None),
-                    b=distribution_record(judgement.dist_b if judgement else None),
-                    swapped_score=data.swapped_score,
-                    swap_gap=data.swap_gap,
-                )
-            )
+        records = _verifier_samples(samples)
         options: VerifierOptions = turn.options
         swap_mode = None if options.pointwise else options.swap
         if result.details is not None:
@@ -532,3 +612,25 @@ class LLMVerifierPairwiseEvaluator(LLMJudgeEvaluator):
                 result.details, verifier=VerifierRecord(samples=records, swap_mode=swap_mode)
             )
         return result
+
+
+def _verifier_samples(
+    samples: Sequence[SampleResult], judge: str | None = None
+) -> list[VerifierSample]:
+    """The stored form of each sample's distributions (``judge``: the panel member)."""
+    records = []
+    for sample in samples:
+        data = _sample_data(sample)
+        judgement = data.judgement
+        records.append(
+            VerifierSample(
+                judge=judge,
+                sample_index=sample.index,
+                score=sample.score,
+                a=distribution_record(judgement.dist_a if judgement else None),
+                b=distribution_record(judgement.dist_b if judgement else None),
+                swapped_score=data.swapped_score,
+                swap_gap=data.swap_gap,
+            )
+        )
+    return records
