@@ -80,6 +80,9 @@ _EXPORTS: dict[str, str] = {
     "best_of_n": "agenteval_nb.bestofn",
     "best_of_n_async": "agenteval_nb.bestofn",
     "BestOfNResult": "agenteval_nb.bestofn",
+    # choosing a judge, and its cost
+    "rejudge": "agenteval_nb.rejudge",
+    "rejudge_async": "agenteval_nb.rejudge",
     # inspection and reports
     "inspect": "agenteval_nb.views",
     "export_html": "agenteval_nb.views",
