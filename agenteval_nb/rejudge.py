@@ -46,9 +46,9 @@ from .engine.inference import AgentSetup, InferenceResult
 from .engine.options import EngineOptions, positive_int
 from .engine.run import run_evaluation
 from .errors import ConfigError
+from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
-from .evalrun import EvalRun
 from .io import ModelCases
 from .runs import as_run
 from .schema import (
