@@ -83,6 +83,9 @@ _EXPORTS: dict[str, str] = {
     # choosing a judge, and its cost
     "rejudge": "agenteval_nb.rejudge",
     "rejudge_async": "agenteval_nb.rejudge",
+    "compare_judges": "agenteval_nb.judge_choice",
+    "compare_judges_async": "agenteval_nb.judge_choice",
+    "JudgeComparison": "agenteval_nb.analysis.judge_comparison",
     # inspection and reports
     "inspect": "agenteval_nb.views",
     "export_html": "agenteval_nb.views",

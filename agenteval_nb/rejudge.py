@@ -64,7 +64,14 @@ from .schema import (
 )
 from .syncio import sync_twin
 
-__all__ = ["judge_label", "judge_metric_names", "rejudge", "rejudge_async", "with_judge_model"]
+__all__ = [
+    "chosen_metrics",
+    "judge_label",
+    "judge_metric_names",
+    "rejudge",
+    "rejudge_async",
+    "with_judge_model",
+]
 
 
 def judge_metric_names(metrics: Sequence[EvalMetric]) -> list[str]:
@@ -252,7 +259,10 @@ class Merger:
 # -- the front door -----------------------------------------------------------------------------
 
 
-def _chosen(all_judge: list[str], wanted: str | Sequence[str] | None) -> list[str]:
+def chosen_metrics(metrics: Sequence[EvalMetric], wanted: str | Sequence[str] | None) -> list[str]:
+    """The judge metrics to score again: all of ``metrics``' judge metrics, or those named in
+    ``wanted`` (a name or a list; a name that is not a judge metric is an error)."""
+    all_judge = judge_metric_names(metrics)
     if wanted is None:
         return all_judge
     names = [wanted] if isinstance(wanted, str) else list(wanted)
@@ -290,13 +300,13 @@ async def rejudge_async(
     evaluators (default ``Registry.default()``). The run must know its metrics (a run from
     ``ae.evaluate``, or ``ae.load_run(..., metrics=...)``).
     """
-    source = as_run(run, "ae.rejudge").record
+    source = run if isinstance(run, RunRecord) else as_run(run, "ae.rejudge").record
     if not source.metrics:
         raise ConfigError(
             "ae.rejudge needs the run's metrics: a run from ae.evaluate, or one loaded with "
             "ae.load_run(path, metrics=...)"
         )
-    names = _chosen(judge_metric_names(source.metrics), metrics)
+    names = chosen_metrics(source.metrics, metrics)
     spec = _model_spec(judge)
     all_metrics = with_judge_model(source.metrics, spec) if spec is not None else source.metrics
     planned = [m for m in all_metrics if m.metric_name in names]

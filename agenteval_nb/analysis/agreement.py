@@ -41,6 +41,7 @@ __all__ = [
     "expected_calibration_error",
     "fleiss_kappa",
     "flip_rate",
+    "krippendorff_alpha",
     "mixed_sample_cases",
 ]
 
@@ -141,6 +142,33 @@ def fleiss_kappa(groups: Iterable[Sequence[Hashable]]) -> float:
     if p_e >= 1.0:
         return math.nan
     return (p_bar - p_e) / (1.0 - p_e)
+
+
+def krippendorff_alpha(units: Iterable[Sequence[Hashable]]) -> float:
+    """Krippendorff's α for nominal values (``units``: the ratings of one item; ``None`` is a
+    missing rating). Units with fewer than 2 ratings are left out. With ``m_u`` ratings in unit
+    u, ``m_uc`` of them c, and ``n_c`` / ``n`` the totals over kept units:
+    ``D_o = Σ_u (m_u² − Σ_c m_uc²)/(m_u − 1) / n``, ``D_e = (n² − Σ_c n_c²)/(n(n − 1))``,
+    ``α = 1 − D_o/D_e`` (the coincidence-matrix form, JUDGES.md §2); 1 when every rating is
+    the same value, NaN without units."""
+    kept = [[r for r in unit if r is not None] for unit in units]
+    kept = [unit for unit in kept if len(unit) >= 2]
+    if not kept:
+        return math.nan
+    totals: dict[Hashable, int] = {}
+    observed = 0.0
+    for unit in kept:
+        counts: dict[Hashable, int] = {}
+        for rating in unit:
+            counts[rating] = counts.get(rating, 0) + 1
+            totals[rating] = totals.get(rating, 0) + 1
+        m = len(unit)
+        observed += (m * m - sum(c * c for c in counts.values())) / (m - 1)
+    n = sum(totals.values())
+    expected = (n * n - sum(c * c for c in totals.values())) / (n * (n - 1))
+    if expected == 0:
+        return 1.0
+    return 1.0 - (observed / n) / expected
 
 
 def brier_score(q: npt.ArrayLike, y: npt.ArrayLike) -> float:
