@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,13 +43,13 @@ from .engine.aggregate import (
 )
 from .engine.callbacks import CallbackEvent, CallbackPoint, Callbacks
 from .engine.inference import AgentSetup, InferenceResult
-from .engine.options import EngineOptions, positive_int
+from .engine.options import EngineOptions, positive_int, uuid_session_id
 from .engine.run import run_evaluation
 from .errors import ConfigError
 from .evalrun import EvalRun
 from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
-from .io import ModelCases
+from .io import CaseSource, ModelCases
 from .runs import as_run
 from .schema import (
     EvalCase,
@@ -65,9 +65,12 @@ from .schema import (
 from .syncio import sync_twin
 
 __all__ = [
+    "StandIns",
     "chosen_metrics",
     "judge_label",
     "judge_metric_names",
+    "judge_stand_ins",
+    "model_spec",
     "rejudge",
     "rejudge_async",
     "with_judge_model",
@@ -79,7 +82,7 @@ def judge_metric_names(metrics: Sequence[EvalMetric]) -> list[str]:
     return [m.metric_name for m in metrics if m.criterion is not None and m.criterion.llm_judge]
 
 
-def _model_spec(judge: Any) -> JudgeModelOptions | None:
+def model_spec(judge: Any) -> JudgeModelOptions | None:
     """``judge`` as a ``judgeModel`` spec, or None when it is another kind of judge."""
     if isinstance(judge, JudgeModelOptions):
         return judge
@@ -109,7 +112,7 @@ def with_judge_model(metrics: Sequence[EvalMetric], spec: JudgeModelOptions) -> 
 def judge_label(judge: Any) -> str:
     """A short name for ``judge`` (never its API key): the model of a spec, the callable's
     name, else its type."""
-    spec = _model_spec(judge)
+    spec = model_spec(judge)
     if spec is not None:
         return spec.model_name or "judgeModel"
     if judge is None:
@@ -135,9 +138,9 @@ def _stand_in(record: RunRecord, result: EvalCaseResult) -> EvalCase:
     """The trace-mode case that replays ``result``'s recorded turns (module rules); a case
     result without turns gives a case without turns (its recorded result is kept)."""
     turns = _turns(result)
-    original = record.eval_case(result.eval_id)
+    original = record.eval_case(result.eval_id or "")
     return EvalCase(
-        eval_id=result.eval_id,
+        eval_id=result.eval_id or "",
         eval_mode="trace",
         session_input=SessionInput(app_name=record.app_name or None, user_id=result.user_id),
         conversation=turns[1] if turns else None,
@@ -170,8 +173,8 @@ def recorded_sets(record: RunRecord) -> Recorded:
         for result in by_run[run_id]:
             case = _stand_in(record, result)
             stand_ins.append(case)
-            results[(engine_run, result.eval_id)] = result
-            cases[(engine_run, result.eval_id)] = case
+            results[(engine_run, case.eval_id)] = result
+            cases[(engine_run, case.eval_id)] = case
         sets.append(EvalSet(eval_set_id=set_id, eval_cases=stand_ins))
     return Recorded(sets, run_ids, results, cases)
 
@@ -233,7 +236,7 @@ class Merger:
     async def _aggregate(self, key: tuple[int, str], result: EvalCaseResult) -> None:
         case = self.recorded.cases[key]
         inference = InferenceResult(
-            eval_case_id=result.eval_id,
+            eval_case_id=result.eval_id or "",
             session_id=result.session_id or "",
             user_id=result.user_id,
             status=EvalStatus.PASSED,
@@ -254,6 +257,60 @@ class Merger:
             outcome = await outcome
         checked = check_aggregation(outcome)
         result.score, result.final_eval_status = checked.score, str(checked.status)
+
+
+# -- the judge phase over stand-ins ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StandIns:
+    """What a judge phase scores: trace eval sets (one per run), the judge metrics to run
+    (``planned``), every metric the resulting run lists (``metrics``) and the eval sets it
+    says it evaluated (``sources``)."""
+
+    sets: list[EvalSet]
+    planned: list[EvalMetric]
+    metrics: list[EvalMetric]
+    sources: list[CaseSource]
+
+
+async def judge_stand_ins(
+    stand_ins: StandIns,
+    context: EvaluationContext,
+    registry: Registry,
+    *,
+    app_name: str,
+    case_aggregator: CaseAggregator = default_case_aggregator,
+    callbacks: Callbacks | None = None,
+    session_ids: Iterator[str] | None = None,
+    progress: bool | str = False,
+    results_dir: str | os.PathLike[str] | None = None,
+    result_store: Any = None,
+) -> EvalRun:
+    """The engine over trace-mode stand-ins with no agent: each case's inference reads its
+    turns back, its evaluation runs the planned judge metrics with ``context``'s judge (opened
+    and closed by the caller); the run as :func:`agenteval_nb.evaluate` builds it."""
+    builder = RecordBuilder(stand_ins.metrics)
+    total = sum(len(s.eval_cases or ()) for s in stand_ins.sets)
+    label = progress if isinstance(progress, str) else "judge"
+    bars = Progress.open(total, False, label) if progress else Progress()
+    options = EngineOptions(
+        registry=registry,
+        context=context,
+        num_runs=len(stand_ins.sets),
+        app_name=app_name or None,
+        callbacks=callbacks,
+        case_aggregator=case_aggregator,
+        session_id_factory=uuid_session_id if session_ids is None else session_ids.__next__,
+        on_case_done=bars.case_done,
+        sink=builder,
+    )
+    try:
+        out = await run_evaluation(stand_ins.sets, stand_ins.planned, options)
+    finally:
+        bars.close()
+    out.metrics, out.sources = stand_ins.metrics, stand_ins.sources
+    return evaluation_run(out, builder, context, AgentSetup(), results_dir, result_store)
 
 
 # -- the front door -----------------------------------------------------------------------------
@@ -307,7 +364,7 @@ async def rejudge_async(
             "ae.load_run(path, metrics=...)"
         )
     names = chosen_metrics(source.metrics, metrics)
-    spec = _model_spec(judge)
+    spec = model_spec(judge)
     all_metrics = with_judge_model(source.metrics, spec) if spec is not None else source.metrics
     planned = [m for m in all_metrics if m.metric_name in names]
     recorded = recorded_sets(source)
@@ -324,37 +381,30 @@ async def rejudge_async(
         requests_per_minute=requests_per_minute,
         price_table=price_table,
     )
+    registry = registry or Registry.default()
     client, owns = open_judge(settings, planned)
-    context = EvaluationContext(
-        hooks=(registry or Registry.default()).hooks(), judge=client, extras=extras
-    )
-    builder = RecordBuilder(all_metrics)
-    total = sum(len(s.eval_cases or ()) for s in recorded.sets)
-    label = progress if isinstance(progress, str) else "rejudge"
-    bars = Progress.open(total, False, label) if progress else Progress()
+    context = EvaluationContext(hooks=registry.hooks(), judge=client, extras=extras)
     sessions = itertools.chain.from_iterable(
         [recorded.results[(k, c.eval_id)].session_id or "" for c in s.eval_cases or ()]
         for k, s in enumerate(recorded.sets, 1)
     )
-    options = EngineOptions(
-        registry=registry or Registry.default(),
-        context=context,
-        num_runs=len(recorded.sets),
-        app_name=source.app_name or None,
-        callbacks=Callbacks().register(CallbackPoint.AFTER_EVALUATE_CASE, merger, "rejudge"),
-        case_aggregator=case_aggregator,
-        session_id_factory=sessions.__next__,
-        on_case_done=bars.case_done,
-        sink=builder,
-    )
     try:
-        out = await run_evaluation(recorded.sets, planned, options)
+        rejudged = await judge_stand_ins(
+            StandIns(
+                recorded.sets, planned, all_metrics, [ModelCases(es) for es in source.evalsets]
+            ),
+            context,
+            registry,
+            app_name=source.app_name,
+            case_aggregator=case_aggregator,
+            callbacks=Callbacks().register(CallbackPoint.AFTER_EVALUATE_CASE, merger, "rejudge"),
+            session_ids=sessions,
+            progress=progress,
+            results_dir=results_dir,
+            result_store=result_store,
+        )
     finally:
-        bars.close()
         await close_judge(client, owns)
-    out.metrics = all_metrics
-    out.sources = [ModelCases(es) for es in source.evalsets]
-    rejudged = evaluation_run(out, builder, context, AgentSetup(), results_dir, result_store)
     rejudged.record.marks = marks_of(source)
     rejudged.info["rejudged"] = {
         "from": source.header.eval_set_result_id,
