@@ -86,6 +86,8 @@ _EXPORTS: dict[str, str] = {
     "compare_judges": "agenteval_nb.judge_choice",
     "compare_judges_async": "agenteval_nb.judge_choice",
     "JudgeComparison": "agenteval_nb.analysis.judge_comparison",
+    "estimate_cost": "agenteval_nb.cost_estimate",
+    "estimate_cost_async": "agenteval_nb.cost_estimate",
     # inspection and reports
     "inspect": "agenteval_nb.views",
     "export_html": "agenteval_nb.views",
