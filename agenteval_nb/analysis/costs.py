@@ -13,8 +13,8 @@ samples and extra calls):
 * ``batch_calls``: requests sent through a provider batch (0 until batch scoring records its
   calls);
 * prices: each call's recorded ``cost_usd`` (the price table of the run), or, with
-  ``prices={model: (input $/1M, output $/1M)}``, the tokens priced again; a model without a
-  price has null dollar columns, never 0.
+  ``prices={model: (input $/1M, output $/1M)}``, the tokens priced again; a dollar sum over
+  calls of a model without a price is null, never 0 (a sum over no calls is 0).
 
 :func:`estimate_frame` — per candidate judge × judge model × metric, over the calls of a dry
 run (a run whose judge sent nothing and put its estimates in each call's usage:
