@@ -18,7 +18,8 @@ Rules:
   cases cannot be estimated and are skipped with a warning;
 * **tokens in** (:func:`estimated_input_tokens`): ⌈characters / 4⌉ over each message's role and
   content and over the ``response_format`` JSON, plus 4 per message — one fixed rule, the same
-  on every machine (tiktoken is not used: encodings differ per model and version).
+  on every machine and offline (tiktoken is not used: encodings differ per model, and it
+  downloads them on first use).
   **Tokens out**: the request's ``max_tokens`` (2000 when it sets none, SPEC §1.4), an upper
   bound;
 * **cache**: a request already in the judge cache (``cache=``) is a cache hit — counted, free;
