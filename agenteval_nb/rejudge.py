@@ -213,7 +213,7 @@ class Merger:
             for name in type(old).model_fields:
                 setattr(result, name, getattr(old, name))
             return
-        result.run_id, result.session_id, result.user_id = old.run_id, old.session_id, old.user_id
+        result.run_id = old.run_id  # the engine numbers runs 1..N; the run's ids stay
         if result.eval_metric_result_per_invocation is None:
             return  # the judge failed the case: its reason stands, as in ae.evaluate
         result.overall_eval_metric_results = _replaced(
