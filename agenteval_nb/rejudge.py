@@ -151,32 +151,32 @@ def _stand_in(record: RunRecord, result: EvalCaseResult) -> EvalCase:
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """The recorded run laid out for the engine: one trace eval set per recorded run id
-    (``run_ids[k]`` is engine run ``k + 1``) and the recorded case result of each case."""
+    """The recorded run laid out for the engine: one trace eval set per run id 1..N (a run
+    the record lacks is an empty set, so every case keeps its run id) and the recorded case
+    result and stand-in of each (run id, eval id)."""
 
     sets: list[EvalSet]
-    run_ids: list[int | None]
     results: dict[tuple[int, str], EvalCaseResult]
     cases: dict[tuple[int, str], EvalCase]
 
 
 def recorded_sets(record: RunRecord) -> Recorded:
-    """The run's case results as trace eval sets, run by run (module rules)."""
-    by_run: dict[int | None, list[EvalCaseResult]] = {}
+    """The run's case results as trace eval sets, run by run (module rules); a case result
+    without a run id is run 1's."""
+    by_run: dict[int, list[EvalCaseResult]] = {}
     for result in record.case_results():
-        by_run.setdefault(result.run_id, []).append(result)
-    run_ids = sorted(by_run, key=lambda r: (r is None, r or 0))
+        by_run.setdefault(result.run_id or 1, []).append(result)
     set_id = record.header.eval_set_id or "rejudged"
     sets, results, cases = [], {}, {}
-    for engine_run, run_id in enumerate(run_ids, 1):
+    for run_id in range(1, max(by_run, default=1) + 1):
         stand_ins = []
-        for result in by_run[run_id]:
+        for result in by_run.get(run_id, ()):
             case = _stand_in(record, result)
             stand_ins.append(case)
-            results[(engine_run, case.eval_id)] = result
-            cases[(engine_run, case.eval_id)] = case
+            results[(run_id, case.eval_id)] = result
+            cases[(run_id, case.eval_id)] = case
         sets.append(EvalSet(eval_set_id=set_id, eval_cases=stand_ins))
-    return Recorded(sets, run_ids, results, cases)
+    return Recorded(sets, results, cases)
 
 
 # -- copying the other metrics back in ----------------------------------------------------------
@@ -213,7 +213,6 @@ class Merger:
             for name in type(old).model_fields:
                 setattr(result, name, getattr(old, name))
             return
-        result.run_id = old.run_id  # the engine numbers runs 1..N; the run's ids stay
         if result.eval_metric_result_per_invocation is None:
             return  # the judge failed the case: its reason stands, as in ae.evaluate
         result.overall_eval_metric_results = _replaced(

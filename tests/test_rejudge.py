@@ -163,6 +163,15 @@ def test_runs_keep_their_ids_and_marks_travel(srv):
     assert keys == run.cases_df(backend="polars").select("run_id", "eval_id").rows()
     marks = rejudged.reviews_df(backend="polars")
     assert marks.select("eval_id", "run_id", "mark").rows() == [("c1", 2, "fail")]
+    # a record holding run 2 only keeps its run id (the engine numbers its runs from 1)
+    second = [r for r in run.result.eval_case_results if r.run_id == 2]
+    partial = ae.EvalRun(
+        result=run.result.model_copy(update={"eval_case_results": second}),
+        evalsets=run.evalsets,
+        metrics=run.metrics,
+    )
+    again = ae.rejudge(partial.record, {"modelName": "big"})
+    assert again.cases_df(backend="polars")["run_id"].to_list() == [2, 2, 2]
 
 
 def test_metric_choice_and_bad_input(srv, recorded):
