@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,8 +86,8 @@ def model_spec(judge: Any) -> JudgeModelOptions | None:
     """``judge`` as a ``judgeModel`` spec, or None when it is another kind of judge."""
     if isinstance(judge, JudgeModelOptions):
         return judge
-    if isinstance(judge, Mapping):
-        return JudgeModelOptions.model_validate(dict(judge))
+    if isinstance(judge, dict):  # a plain dict: other mappings may be judges (a panel)
+        return JudgeModelOptions.model_validate(judge)
     return None
 
 
