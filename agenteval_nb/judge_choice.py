@@ -62,7 +62,7 @@ async def compare_judges_async(
     judge_timeout: float | None = 180.0,
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
-    progress: bool = False,
+    progress: bool = True,
 ) -> JudgeComparison:
     """Each candidate (``{name: judge}``) rejudges ``run``; the comparison against ``against``
     (awaitable; rules in :mod:`agenteval_nb.judge_choice` and
@@ -70,7 +70,8 @@ async def compare_judges_async(
 
     ``against``: ``"human"`` (the run's marks), ``"run"`` (the run's own judge), a candidate's
     name, or another run (its verdicts). ``metrics``: the judge metrics compared (default all).
-    ``level`` / ``n_resamples`` / ``seed``: the bootstrap CI of κ. The judge keywords are
+    ``level`` / ``n_resamples`` / ``seed``: the bootstrap CI of κ; ``progress``: a bar per
+    candidate, labelled with its name. The judge keywords are
     those of :func:`agenteval_nb.evaluate` and go to every rejudge.
     """
     if not isinstance(candidates, Mapping) or not candidates:

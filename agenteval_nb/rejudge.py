@@ -291,7 +291,7 @@ async def judge_stand_ins(
     and closed by the caller); the run as :func:`agenteval_nb.evaluate` builds it."""
     builder = RecordBuilder(stand_ins.metrics)
     total = sum(len(s.eval_cases or ()) for s in stand_ins.sets)
-    label = progress if isinstance(progress, str) else "judge"
+    label = progress if isinstance(progress, str) else "rejudge"
     bars = Progress.open(total, False, label) if progress else Progress()
     options = EngineOptions(
         registry=registry,
@@ -344,7 +344,7 @@ async def rejudge_async(
     judge_timeout: float | None = 180.0,
     requests_per_minute: float | None = None,
     price_table: dict[str, tuple[float, float]] | None = None,
-    progress: bool | str = False,
+    progress: bool | str = True,
     results_dir: str | os.PathLike[str] | None = None,
     result_store: Any = None,
 ) -> EvalRun:
@@ -352,6 +352,7 @@ async def rejudge_async(
     ``judge`` from the recorded turns (awaitable; rules in :mod:`agenteval_nb.rejudge`).
 
     ``metrics``: the judge metrics to score again (a name or a list; default all of them).
+    ``progress``: a tqdm bar over the cases (a str labels it).
     The judge keywords are those of :func:`agenteval_nb.evaluate`; ``registry`` holds the judge
     evaluators (default ``Registry.default()``). The run must know its metrics (a run from
     ``ae.evaluate``, or ``ae.load_run(..., metrics=...)``).
