@@ -406,6 +406,7 @@ def agreement(
     n_resamples: int = 1000,
     seed: int = 0,
     bins: int = 10,
+    metrics: Sequence[str] | None = None,
 ) -> Agreement:
     """Per metric, agreement of its verdicts with ``against``: ``"human"`` (the run's marks),
     another run (same run id and eval id), or another metric's name (same case result).
@@ -413,7 +414,8 @@ def agreement(
     Pairs with a missing side are left out; ``n`` counts the rest. Brier score and ECE (bins of
     width 1/``bins``) compare a score in [0, 1] — the verifier's expected score — with the
     human pass (1) / fail (0); they are NaN unless ``against="human"``. Fleiss' κ and the flip
-    rate read the run's judge samples, whatever ``against`` is.
+    rate read the run's judge samples, whatever ``against`` is. ``metrics`` keeps only these
+    metrics' rows and pairs (default: every metric).
     """
     record = record_of(run)
     verdicts = _verdicts(record)
@@ -424,9 +426,13 @@ def agreement(
     else:
         pairs, name = _against_run(record, record_of(against), verdicts), "other"
     pairs = pairs.filter(pl.col("other").is_not_null()).select(list(_PAIRS_SCHEMA))
+    names = verdicts["metric_name"].unique(maintain_order=True).to_list()
+    if metrics is not None:
+        names = [name_ for name_ in names if name_ in set(metrics)]
+        pairs = pairs.filter(pl.col("metric_name").is_in(names))
     groups = _sample_groups(record)
     rows = []
-    for metric in verdicts["metric_name"].unique(maintain_order=True).to_list():
+    for metric in names:
         mine = pairs.filter(pl.col("metric_name") == metric)
         if mine.height == 0 and metric not in groups:
             continue

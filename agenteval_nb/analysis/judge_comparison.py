@@ -5,8 +5,8 @@ metrics scored again by each (``ae.rejudge``) — and of the reference; these fu
 from it. Units are the judge metrics' case results (run id × eval id × metric), the unit of a
 human mark.
 
-Per candidate × metric (:func:`comparison_table`), from the paired verdicts of
-:func:`~.agreement.agreement` (pairs with a missing side are left out):
+Per candidate × metric (:func:`comparison_table`), from :func:`~.agreement.agreement` of the
+candidate's run with the reference (pairs with a missing side are left out):
 
 * ``n`` paired items, ``accuracy`` (share equal — never read it alone), Cohen's ``kappa`` with
   its percentile-bootstrap CI (``level``, ``n_resamples``, ``seed``), ``krippendorff_alpha``
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .agreement import agreement, cohen_kappa, cohen_kappa_ci, krippendorff_alpha
+from .agreement import Agreement, agreement, krippendorff_alpha
 from .experiment import pareto_front
 from .frames import to_backend
 from .record import RunRecord
@@ -145,56 +145,63 @@ def _verdict_keys(record: RunRecord, metric: str, judged_only: bool) -> set[tupl
     return set(rows.select("run_id", "eval_id").rows())
 
 
+def _row(name: str, metric: str, found: dict[str, Any] | None) -> dict[str, Any]:
+    """The agreement columns of one candidate × metric: those of
+    :func:`~.agreement.agreement`'s table, and the base rate, fail recall / precision read
+    from its confusion cells (NaN / 0 without pairs)."""
+    if found is None:
+        cells = dict.fromkeys(("pass_pass", "pass_fail", "fail_pass", "fail_fail"), 0)
+        found = {"n": 0, "agreement": math.nan, "kappa": math.nan, **cells}
+        found.update(kappa_ci_low=math.nan, kappa_ci_high=math.nan)
+    n = found["n"]
+    pp, pf, fp, ff = (found[k] for k in ("pass_pass", "pass_fail", "fail_pass", "fail_fail"))
+    return {
+        "candidate": name,
+        "metric_name": metric,
+        "n": n,
+        "accuracy": found["agreement"],
+        "kappa": found["kappa"],
+        "kappa_ci_low": found["kappa_ci_low"],
+        "kappa_ci_high": found["kappa_ci_high"],
+        "prevalence": _share(pp + fp, n),
+        "judge_pass_rate": _share(pp + pf, n),
+        "fail_recall": _share(ff, pf + ff),
+        "fail_precision": _share(ff, fp + ff),
+        "pass_pass": pp,
+        "pass_fail": pf,
+        "fail_pass": fp,
+        "fail_fail": ff,
+    }
+
+
 def comparison_table(
     runs: Mapping[str, RunRecord],
-    pairs: Mapping[str, pl.DataFrame],
+    agreements: Mapping[str, Agreement],
     metrics: Sequence[str],
     source: RunRecord,
-    *,
-    level: float = 0.95,
-    n_resamples: int = 1000,
-    seed: int = 0,
 ) -> pl.DataFrame:
-    """The candidate × metric table (module rules) from each candidate's paired verdicts."""
+    """The candidate × metric table (module rules) from each candidate's
+    :func:`~.agreement.agreement` with the reference."""
     rows = []
     for name, record in runs.items():
+        found = {r["metric_name"]: r for r in agreements[name].table.iter_rows(named=True)}
+        pairs = agreements[name].pairs
         for metric in metrics:
-            mine = pairs[name].filter(pl.col("metric_name") == metric)
-            a, b = mine["verdict"].to_list(), mine["other"].to_list()
-            cells = {
-                f"{x}_{y}": sum(p == x and o == y for p, o in zip(a, b, strict=True))
-                for x in ("pass", "fail")
-                for y in ("pass", "fail")
-            }
-            low, high = cohen_kappa_ci(a, b, level, n_resamples, seed)
-            reference_fails = cells["pass_fail"] + cells["fail_fail"]
-            judge_fails = cells["fail_pass"] + cells["fail_fail"]
+            mine = pairs.filter(pl.col("metric_name") == metric)
+            units = zip(mine["verdict"].to_list(), mine["other"].to_list(), strict=True)
             items = len(_verdict_keys(record, metric, judged_only=True))
             lost = _verdict_keys(source, metric, False) - _verdict_keys(record, metric, True)
             rows.append(
                 {
-                    "candidate": name,
-                    "metric_name": metric,
-                    "n": len(a),
-                    "accuracy": _share(cells["pass_pass"] + cells["fail_fail"], len(a)),
-                    "kappa": cohen_kappa(a, b),
-                    "kappa_ci_low": low,
-                    "kappa_ci_high": high,
-                    "krippendorff_alpha": krippendorff_alpha(zip(a, b, strict=True)),
-                    "prevalence": _share(cells["pass_pass"] + cells["fail_pass"], len(a)),
-                    "judge_pass_rate": _share(cells["pass_pass"] + cells["pass_fail"], len(a)),
-                    "fail_recall": _share(cells["fail_fail"], reference_fails),
-                    "fail_precision": _share(cells["fail_fail"], judge_fails),
-                    **cells,
+                    **_row(name, metric, found.get(metric)),
+                    "krippendorff_alpha": krippendorff_alpha(units),
                     **_call_columns(record, metric, items),
                     "errors": len(lost),
                 }
             )
-    return (
-        pl.DataFrame(rows, schema=COMPARISON_SCHEMA, orient="row")
-        if rows
-        else (pl.DataFrame(schema=COMPARISON_SCHEMA))
-    )
+    if not rows:
+        return pl.DataFrame(schema=COMPARISON_SCHEMA)
+    return pl.DataFrame(rows, schema=COMPARISON_SCHEMA, orient="row")
 
 
 def compare_records(
@@ -220,19 +227,22 @@ def compare_records(
         label = "human"
     else:
         reference, label = runs[against], against
-    pairs = {
+    agreements = {
         name: agreement(
-            record, "human" if reference is None else reference, n_resamples=0
-        ).pairs.filter(pl.col("metric_name").is_in(list(metrics)))
+            record,
+            "human" if reference is None else reference,
+            level=level,
+            n_resamples=n_resamples,
+            seed=seed,
+            metrics=metrics,
+        )
         for name, record in runs.items()
     }
-    table = comparison_table(
-        runs, pairs, metrics, source, level=level, n_resamples=n_resamples, seed=seed
-    )
-    all_pairs = pl.concat(
-        [p.select(pl.lit(name).alias("candidate"), pl.all()) for name, p in pairs.items()]
-    )
-    return JudgeComparison(label, table, all_pairs, dict(runs), reference)
+    table = comparison_table(runs, agreements, metrics, source)
+    stacked = [
+        a.pairs.select(pl.lit(name).alias("candidate"), pl.all()) for name, a in agreements.items()
+    ]
+    return JudgeComparison(label, table, pl.concat(stacked), dict(runs), reference)
 
 
 def disagreements(cmp: JudgeComparison, candidate: str, metric: str | None = None) -> pl.DataFrame:
