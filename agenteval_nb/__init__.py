@@ -81,8 +81,8 @@ _EXPORTS: dict[str, str] = {
     "best_of_n_async": "agenteval_nb.bestofn",
     "BestOfNResult": "agenteval_nb.bestofn",
     # choosing a judge, and its cost
-    "rejudge": "agenteval_nb.rejudge",
-    "rejudge_async": "agenteval_nb.rejudge",
+    "rejudge": "agenteval_nb.rejudging",
+    "rejudge_async": "agenteval_nb.rejudging",
     "compare_judges": "agenteval_nb.judge_choice",
     "compare_judges_async": "agenteval_nb.judge_choice",
     "JudgeComparison": "agenteval_nb.analysis.judge_comparison",

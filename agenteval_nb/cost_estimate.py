@@ -4,7 +4,7 @@ any call (JUDGES.md §7).
 Rules:
 
 * **a dry run**: the eval set is played through the engine's judge phase
-  (:func:`~agenteval_nb.rejudge.judge_stand_ins`) with a judge that sends nothing
+  (:func:`~agenteval_nb.rejudging.judge_stand_ins`) with a judge that sends nothing
   (:class:`DryRunJudge`): every judge metric on every turn, ``numSamples`` samples each, and the
   extra calls (the hallucination judge's segmentation, the verifier's swapped order) are asked
   for as ``ae.evaluate`` asks for them. Each request is built exactly as the judge client builds
@@ -52,7 +52,7 @@ from .judge.cache import JudgeCache, cache_key, open_cache
 from .judge.request import build_request, plain_messages, response_format
 from .judge.response import completion_content, validate_completion
 from .judge.usage import PriceTable, UsageTotals, checked_prices
-from .rejudge import (
+from .rejudging import (
     StandIns,
     judge_label,
     judge_metric_names,

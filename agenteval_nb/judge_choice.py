@@ -20,7 +20,7 @@ from .analysis.record import HoldsRecord, RunRecord, record_of
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .errors import ConfigError
 from .evaluators.registry import Registry
-from .rejudge import chosen_metrics, rejudge_async
+from .rejudging import chosen_metrics, rejudge_async
 from .runs import as_run
 from .syncio import sync_twin
 

@@ -60,7 +60,7 @@ LAYERS: list[tuple[set[str], str]] = [
         "ae.evaluate returns an EvalRun; ae.compare/export_html/inspect coerce once",
     ),
     (
-        {"experiments", "rejudge"},
+        {"experiments", "rejudging"},
         "ae.experiment: variants evaluated with ae.evaluate, side by side; ae.rejudge: a"
         " recorded run's judge metrics through the engine again",
     ),

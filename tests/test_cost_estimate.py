@@ -130,3 +130,20 @@ def test_the_token_rule():
     assert output_bound(body) == 50 and output_bound({"messages": []}) == 2000
     with_format = {**body, "response_format": {"type": "json_object"}}
     assert estimated_input_tokens(with_format) == 14 + math.ceil(len("{'type': 'json_object'}") / 4)
+
+
+def test_a_panel_is_estimated_member_by_member():
+    class Panel:  # what estimate_cost reads of a panel: its judges by name
+        def __init__(self):
+            self.judges = {"a": {"modelName": "mini"}, "b": {"modelName": "big"}}
+
+    with FakeOpenAIServer() as srv:
+        est = ae.estimate_cost(
+            numbered_cases(2, trace=True),
+            [judge_metric(srv.base_url)],
+            Panel(),
+            price_table=PRICES,
+            backend="polars",
+        )
+        assert srv.request_count == 0
+    assert est.select("judge", "judge_model", "calls").rows() == [("a", "mini", 2), ("b", "big", 2)]

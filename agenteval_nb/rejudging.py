@@ -349,7 +349,7 @@ async def rejudge_async(
     result_store: Any = None,
 ) -> EvalRun:
     """The run ``run`` (an ``EvalRun``, a result file …) with its judge metrics scored again by
-    ``judge`` from the recorded turns (awaitable; rules in :mod:`agenteval_nb.rejudge`).
+    ``judge`` from the recorded turns (awaitable; rules in :mod:`agenteval_nb.rejudging`).
 
     ``metrics``: the judge metrics to score again (a name or a list; default all of them).
     ``progress``: a tqdm bar over the cases (a str labels it).

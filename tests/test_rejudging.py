@@ -183,3 +183,14 @@ def test_metric_choice_and_bad_input(srv, recorded):
         ae.rejudge(bare, {"modelName": "big"})
     with pytest.raises(TypeError, match="takes a run"):
         ae.rejudge(42)
+
+
+def test_a_run_read_back_from_its_file(srv, recorded, tmp_path):
+    run, calls = recorded
+    path = run.save(tmp_path / "r.evalset_result.json")
+    loaded = ae.load_run(path, evalset=numbered_cases(N), metrics=run.metrics)
+    loaded.mark("c2", 1, "fail")
+    rejudged = ae.rejudge(loaded, {"modelName": "big"}, progress=False)
+    assert statuses(rejudged) == {f"c{k}": "passed" if big(k) else "failed" for k in range(N)}
+    assert rejudged.reviews_df(backend="polars")["eval_id"].to_list() == ["c2"]
+    assert len(calls) == N
