@@ -194,3 +194,31 @@ def test_a_run_read_back_from_its_file(srv, recorded, tmp_path):
     assert statuses(rejudged) == {f"c{k}": "passed" if big(k) else "failed" for k in range(N)}
     assert rejudged.reviews_df(backend="polars")["eval_id"].to_list() == ["c2"]
     assert len(calls) == N
+
+
+def test_case_rubrics_reach_the_new_judge():
+    from agenteval_nb.testing.heuristic_judge import heuristic_handler
+
+    evalset = numbered_cases(2, trace=True)
+    evalset["evalCases"][1]["rubrics"] = [
+        {"id": "own", "metricName": "rubric", "content": {"text": "names the item number"}}
+    ]
+    with FakeOpenAIServer(handler=heuristic_handler) as server:
+        metric = {
+            "metricName": "rubric",
+            "evaluatorName": "llm_rubric_response",
+            "threshold": 0.5,
+            "criterion": {
+                "llmJudge": {
+                    "judgeModel": {"modelName": "mini", "baseURL": server.base_url},
+                    "rubrics": [{"id": "r1", "content": {"text": "answers the question"}}],
+                }
+            },
+        }
+        run = ae.evaluate(evalset, [metric], progress=False)
+        ae.rejudge(run, {"modelName": "big"}, progress=False)
+        prompts = {
+            (body["model"], i): str(body["messages"]) for i, body in enumerate(server.chat_requests)
+        }
+    with_rubric = sorted(model for (model, _), text in prompts.items() if "item number" in text)
+    assert with_rubric == ["big", "mini"]  # case c1, in the run and in the rejudge
