@@ -17,6 +17,7 @@ from typing import Any
 
 from .analysis.judge_comparison import JudgeComparison, compare_records
 from .analysis.record import HoldsRecord, RunRecord, record_of
+from .analysis.reviews import marks_of
 from .engine.aggregate import CaseAggregator, default_case_aggregator
 from .errors import ConfigError
 from .evaluators.registry import Registry
@@ -33,6 +34,11 @@ def _reference(against: Any, source: RunRecord, names: Sequence[str]) -> str | R
     if isinstance(against, str):
         if against == "run":
             return source
+        if against == "human" and not marks_of(source):
+            raise ConfigError(
+                "against='human': the run has no human marks; mark case results first "
+                "(run.mark(...), ae.inspect(run)) or compare against='run' (its own judge)"
+            )
         if against != "human" and against not in names:
             raise ConfigError(
                 f"against={against!r}: use 'human' (the run's marks), 'run' (the run's own "

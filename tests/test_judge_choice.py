@@ -170,3 +170,10 @@ def test_against_the_runs_own_judge_and_another_candidate(cache, recorded):
         ae.compare_judges(run, candidates, against="nobody")
     with pytest.raises(TypeError, match="non-empty dict"):
         ae.compare_judges(run, {})
+    unmarked = ae.EvalRun(record=run.record)
+    unmarked.record.marks, kept = [], run.record.marks
+    try:
+        with pytest.raises(ae.ConfigError, match="no human marks"):
+            ae.compare_judges(unmarked, candidates)
+    finally:
+        run.record.marks = kept
