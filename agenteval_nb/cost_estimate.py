@@ -48,7 +48,7 @@ from .evaluators.base import EvaluationContext
 from .evaluators.registry import Registry
 from .io import Source, as_source, load_metrics_config
 from .judge import CallableJudge, JudgeCall, JudgeClient, JudgeError, JudgeUsage
-from .judge.cache import JudgeCache, cache_key, open_cache
+from .judge.cache import CACHE_ERRORS, JudgeCache, cache_key, open_cache
 from .judge.request import build_request, plain_messages, response_format
 from .judge.response import completion_content, validate_completion
 from .judge.usage import PriceTable, UsageTotals, checked_prices
@@ -154,7 +154,7 @@ class DryRunJudge:
             )
             body = request.body
             key = cache_key(request.endpoint.base_url, request.body, sample_index)
-            hit = self.cache.get(key) if self.cache is not None else None
+            hit = self._cached(key)
             if hit is not None:
                 cached = validate_completion(hit[0], "judge cache")
                 return self._call(cached, request.model, True, key, sample_index)
@@ -165,6 +165,13 @@ class DryRunJudge:
             "completion_tokens": output_bound(body),
         }
         return self._call(answer, body["model"], False, key, sample_index)
+
+    def _cached(self, key: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The cached answer of ``key``; an unreadable cache counts as a miss."""
+        try:
+            return self.cache.get(key) if self.cache is not None else None
+        except CACHE_ERRORS:
+            return None
 
     def _call(
         self, response: dict[str, Any], model: str, hit: bool, key: str, sample_index: int
@@ -228,17 +235,29 @@ def _candidates(judge: Any, judges: Mapping[str, Any] | None) -> dict[str, Any]:
     return {"judgeModel" if judge is None else judge_label(judge): judge}
 
 
+def _open(cache: Any) -> JudgeCache | None:
+    """The judge cache to look requests up in; one that cannot be opened is a warning and no
+    cache (every request then counts as sent)."""
+    try:
+        return open_cache(cache)
+    except CACHE_ERRORS as exc:
+        warnings.warn(
+            f"judge cache {cache!r} cannot be opened ({type(exc).__name__}: {exc}); the "
+            "estimate counts every request as sent",
+            stacklevel=3,
+        )
+        return None
+
+
 def _dry_judge(
     judge: Any, metrics: list[EvalMetric], cache: Any, prices: PriceTable | None
 ) -> tuple[list[EvalMetric], DryRunJudge]:
     """The metrics as this candidate runs them and its dry judge."""
     spec = model_spec(judge)
     if spec is not None:
-        return with_judge_model(metrics, spec), DryRunJudge(
-            cache=open_cache(cache), price_table=prices
-        )
+        return with_judge_model(metrics, spec), DryRunJudge(cache=_open(cache), price_table=prices)
     if judge is None:
-        return metrics, DryRunJudge(cache=open_cache(cache), price_table=prices)
+        return metrics, DryRunJudge(cache=_open(cache), price_table=prices)
     if isinstance(judge, JudgeClient):
         injected = judge.injected.judge if judge.injected is not None else None
         dry = DryRunJudge(

@@ -147,3 +147,17 @@ def test_a_panel_is_estimated_member_by_member():
         )
         assert srv.request_count == 0
     assert est.select("judge", "judge_model", "calls").rows() == [("a", "mini", 2), ("b", "big", 2)]
+
+
+def test_an_unusable_cache_counts_every_request_as_sent(tmp_path):
+    broken = tmp_path / "judge.sqlite"
+    broken.write_bytes(b"this is not a database" * 100)
+    with FakeOpenAIServer() as srv:
+        with pytest.warns(UserWarning, match="cannot be opened"):
+            est = ae.estimate_cost(
+                numbered_cases(2, trace=True),
+                [judge_metric(srv.base_url)],
+                cache=broken,
+                backend="polars",
+            )
+    assert est.select("calls", "cache_hits").row(0) == (2, 0)
