@@ -90,6 +90,14 @@ _EXPORTS: dict[str, str] = {
     "watch": "agenteval_nb.live",
     "LiveRun": "agenteval_nb.live",
     "WatchedRun": "agenteval_nb.live",
+    # choosing a judge, and its cost
+    "rejudge": "agenteval_nb.rejudging",
+    "rejudge_async": "agenteval_nb.rejudging",
+    "compare_judges": "agenteval_nb.judge_choice",
+    "compare_judges_async": "agenteval_nb.judge_choice",
+    "JudgeComparison": "agenteval_nb.analysis.judge_comparison",
+    "estimate_cost": "agenteval_nb.cost_estimate",
+    "estimate_cost_async": "agenteval_nb.cost_estimate",
     # inspection and reports
     "inspect": "agenteval_nb.views",
     "export_html": "agenteval_nb.views",

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .analysis import headline, passk, reviews, stats
+from .analysis import costs, headline, passk, reviews, stats
 from .analysis.frames import frame, to_backend
 from .analysis.paired import Comparison, compare_records
 from .analysis.record import HoldsRecord, RunRecord, record_of
@@ -191,6 +191,12 @@ class EvalRun:
     def logprobs_df(self, backend: str | None = None) -> Any:
         """One row per (turn result, verifier sample, candidate A/B, label A..T)."""
         return frame(self.record, "logprobs", backend)
+
+    def cost_df(self, prices: Mapping[str, Any] | None = None, backend: str | None = None) -> Any:
+        """Per judge model: calls, requests, cache hits, batched calls, tokens, $ and $ saved
+        (:func:`.analysis.costs.cost_frame`; ``prices`` ``{model: (input, output)}`` per 1M
+        tokens prices the calls again)."""
+        return costs.cost_frame(self.record, prices, backend)
 
     def reviews_df(self, backend: str | None = None) -> Any:
         """One row per human mark: ids, ``metric``, ``mark``, ``note``, ``reviewer``,

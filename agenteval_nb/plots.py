@@ -28,6 +28,7 @@ from .analysis.experiment import (
     pareto_front,
     records_of,
 )
+from .analysis.judge_comparison import JudgeComparison, on_pareto_front
 from .analysis.paired import Comparison
 from .analysis.passk import num_runs, pass_at_k_frame
 from .analysis.power import Measure, cases_for, paired_power, variance_of
@@ -571,3 +572,56 @@ def power_curve(
     ax.set_title(f"{chosen}: power to detect Δ = {delta:g} ({measure})")
     ax.legend(fontsize=8, loc="lower right")
     return fig
+
+
+def judge_choice(comparison: JudgeComparison, metric: str | None = None) -> Figure:
+    """Cohen's κ against cost (log x) per candidate judge (``ae.compare_judges``), the κ CI as
+    error bars and the Pareto front (κ ↑, cost ↓) joined and marked; one panel per metric
+    (``metric`` picks one). Candidates without a price or a κ are listed under the plot."""
+    table = comparison.table
+    if metric is not None:
+        table = table.filter(pl.col("metric_name") == metric)
+    if table.height == 0:
+        return _no_data(_figure(), "no candidates")
+    table = table.with_columns(pl.Series("front", on_pareto_front(table)))
+    metrics = table["metric_name"].unique(maintain_order=True).to_list()
+    fig = _figure(6.4, 3.6 * len(metrics))
+    for index, name in enumerate(metrics, 1):
+        ax = fig.add_subplot(len(metrics), 1, index)
+        rows = table.filter(pl.col("metric_name") == name)
+        _judge_panel(ax, rows, name, comparison.against)
+    return fig
+
+
+def _judge_panel(ax: Axes, rows: pl.DataFrame, metric: str, against: str) -> None:
+    shown = rows.filter(
+        pl.col("cost_usd").is_not_null() & (pl.col("cost_usd") > 0) & pl.col("kappa").is_not_nan()
+    )
+    left_out = sorted(set(rows["candidate"]) - set(shown["candidate"]))
+    for row in shown.iter_rows(named=True):
+        x, y = row["cost_usd"], row["kappa"]
+        low, high = row["kappa_ci_low"], row["kappa_ci_high"]
+        color = _PASS if row["front"] else "grey"
+        if not (math.isnan(low) or math.isnan(high)):
+            ax.errorbar([x], [y], yerr=[[y - low], [high - y]], color=color, capsize=3, zorder=2)
+        ax.scatter([x], [y], color=color, s=50 if row["front"] else 30, zorder=3)
+        ax.annotate(row["candidate"], (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    best = sorted(shown.filter(pl.col("front")).select("cost_usd", "kappa").rows())
+    if best:
+        ax.plot(*zip(*best, strict=True), color=_PASS, linestyle="--", label="Pareto front")
+        ax.legend(fontsize=8, loc="best")
+    if shown.height:
+        ax.set_xscale("log")
+    ax.axhline(0.61, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("judge cost on this run ($, log scale)")
+    ax.set_ylabel(f"Cohen's κ vs {against}")
+    ax.set_title(f"{metric}: agreement vs cost")
+    if left_out:
+        ax.text(
+            0.0,
+            -0.28,
+            "no price or κ: " + ", ".join(left_out),
+            transform=ax.transAxes,
+            fontsize=8,
+            color="grey",
+        )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Callable
 from typing import Any
 
 import agenteval_nb as ae
 from agenteval_nb.schema import EvalMetricResultDetails, status_for
+from agenteval_nb.testing.fake_server import completion
 
 
 def turn(user: str, answer: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -76,3 +79,70 @@ def registry_with(*evaluators: Any) -> ae.Registry:
 
 
 METRIC = {"metricName": "exact_answer", "threshold": 1.0}
+
+
+# -- judges over numbered answers (rejudge, compare_judges, estimate_cost) ----------------------
+
+NUMBERED = re.compile(r"ans-(\d+)")
+
+
+def numbered_cases(n: int, *, trace: bool = False) -> dict[str, Any]:
+    """``n`` one-turn cases ``c<k>``: the user asks ``q-<k>``, the expected answer (and, in trace
+    mode, the recorded one) is ``ans-<k>``; a judge reads the number back from its prompt."""
+    cases = []
+    for k in range(n):
+        expected = turn(f"q-{k}", f"ans-{k}")
+        case: dict[str, Any] = {
+            "evalId": f"c{k}",
+            "sessionInput": {"appName": "app", "userId": "u"},
+            "conversation": [expected],
+        }
+        if trace:
+            case.update(evalMode="trace", actualConversation=[turn(f"q-{k}", f"ans-{k}")])
+        cases.append(case)
+    return evalset(*cases, set_id="numbered")
+
+
+def numbered_agent(calls: list[str]) -> Any:
+    """An agent answering ``q-<k>`` with ``ans-<k>``, counting its calls in ``calls``."""
+
+    def agent(text: str) -> str:
+        calls.append(text)
+        return "ans-" + text.split("-", 1)[1]
+
+    return agent
+
+
+def verdict_content(k: int, good: bool) -> str:
+    """An ``llm_final_response`` answer for item ``k``."""
+    label = "valid" if good else "invalid"
+    return f"reasoning: item {k}\nis_the_agent_response_valid: {label}"
+
+
+def scripted_handler(verdicts: Callable[[int], bool], model: str) -> Any:
+    """A fake-server handler: item ``k`` (the last ``ans-<k>`` of the prompt) is judged valid
+    iff ``verdicts(k)``."""
+
+    def handler(request: dict[str, Any]) -> dict[str, Any]:
+        text = "\n".join(str(m.get("content")) for m in request["messages"])
+        k = int(NUMBERED.findall(text)[-1])
+        return completion(verdict_content(k, verdicts(k)), model=model)
+
+    return handler
+
+
+def judge_metric(base_url: str, model: str = "mini", name: str = "fr") -> dict[str, Any]:
+    """An ``llm_final_response`` metric judged by ``model`` at ``base_url``."""
+    return {
+        "metricName": name,
+        "evaluatorName": "llm_final_response",
+        "threshold": 0.5,
+        "criterion": {"llmJudge": {"judgeModel": {"modelName": model, "baseURL": base_url}}},
+    }
+
+
+EXACT_METRIC = {
+    "metricName": "final_response_avg_score",
+    "threshold": 1.0,
+    "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+}

@@ -65,11 +65,16 @@ LAYERS: list[tuple[set[str], str]] = [
         "ae.evaluate returns an EvalRun; ae.compare/export_html/inspect coerce once",
     ),
     (
-        {"experiments", "live"},
+        {"experiments", "live", "rejudging"},
         "ae.experiment: variants evaluated with ae.evaluate, side by side; ae.start: one"
-        " evaluation in the background, journalled, cancelled, resumed",
+        " evaluation in the background, journalled, cancelled, resumed; ae.rejudge: a recorded"
+        " run's judge metrics through the engine again",
     ),
-    ({"bestofn", "demo"}, "best-of-n and the demo call ae.evaluate"),
+    (
+        {"bestofn", "demo", "judge_choice", "cost_estimate"},
+        "best-of-n and the demo call ae.evaluate; compare_judges rejudges with each candidate;"
+        " estimate_cost rejudges eval-set stand-ins with a judge that sends nothing",
+    ),
     ({"cli"}, "the agenteval command: every door"),
     ({"__main__"}, "python -m agenteval_nb"),
 ]

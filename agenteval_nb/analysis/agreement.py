@@ -186,7 +186,8 @@ LEVELS = ("nominal", "ordinal", "interval")
 
 
 def krippendorff_alpha(units: Iterable[Sequence[Any]], level: str = "nominal") -> float:
-    """Krippendorff's α of ``units`` (each the ratings one unit got; missing ones left out).
+    """Krippendorff's α of ``units`` (each the ratings one unit got; a missing rating left out
+    or ``None``).
 
     Units with fewer than 2 ratings are dropped. Coincidences ``o_ck = Σ_u (ordered pairs
     (c, k) of distinct ratings in u)/(m_u − 1)``, ``n_c = Σ_k o_ck``, ``n = Σ_c n_c``;
@@ -194,7 +195,8 @@ def krippendorff_alpha(units: Iterable[Sequence[Any]], level: str = "nominal") -
     δ² nominal ``[c ≠ k]``, interval ``(c − k)²``, ordinal ``(Σ_{g=c..k} n_g − (n_c + n_k)/2)²``
     (values in sorted order). α = 1 when ``D_e = 0`` (one value only); NaN without a pairable
     unit. Ordinal and interval ratings must be numbers."""
-    pairable = [list(u) for u in units if len(u) >= 2]
+    pairable = [[v for v in u if v is not None] for u in units]
+    pairable = [u for u in pairable if len(u) >= 2]
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     if not pairable:
@@ -484,6 +486,7 @@ def agreement(
     n_resamples: int = 1000,
     seed: int = 0,
     bins: int = 10,
+    metrics: Sequence[str] | None = None,
 ) -> Agreement: ...
 
 
@@ -497,6 +500,7 @@ def agreement(
     n_resamples: int = 1000,
     seed: int = 0,
     bins: int = 10,
+    metrics: Sequence[str] | None = None,
 ) -> JudgeAgreement: ...
 
 
@@ -509,6 +513,7 @@ def agreement(
     n_resamples: int = 1000,
     seed: int = 0,
     bins: int = 10,
+    metrics: Sequence[str] | None = None,
 ) -> Agreement | JudgeAgreement:
     """Per metric, agreement of its verdicts with ``against``: ``"human"`` (the run's marks),
     another run (same run id and eval id), or another metric's name (same case result).
@@ -519,7 +524,8 @@ def agreement(
     Pairs with a missing side are left out; ``n`` counts the rest. Brier score and ECE (bins of
     width 1/``bins``) compare a score in [0, 1] — the verifier's expected score — with the
     human pass (1) / fail (0); they are NaN unless ``against="human"``. Fleiss' κ and the flip
-    rate read the run's judge samples, whatever ``against`` is.
+    rate read the run's judge samples, whatever ``against`` is. ``metrics`` keeps only these
+    metrics' rows and pairs (default: every metric).
     """
     record = record_of(run)
     if among is not None:
@@ -534,9 +540,13 @@ def agreement(
     else:
         pairs, name = _against_run(record, record_of(against), verdicts), "other"
     pairs = pairs.filter(pl.col("other").is_not_null()).select(list(_PAIRS_SCHEMA))
+    names = verdicts["metric_name"].unique(maintain_order=True).to_list()
+    if metrics is not None:
+        names = [name_ for name_ in names if name_ in set(metrics)]
+        pairs = pairs.filter(pl.col("metric_name").is_in(names))
     groups = _sample_groups(record)
     rows = []
-    for metric in verdicts["metric_name"].unique(maintain_order=True).to_list():
+    for metric in names:
         mine = pairs.filter(pl.col("metric_name") == metric)
         if mine.height == 0 and metric not in groups:
             continue

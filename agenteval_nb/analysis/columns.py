@@ -80,6 +80,12 @@ COLUMNS: dict[str, Column] = {
         _c("prompt_tokens", _I, "prompt tokens (I: sum over every judge call of the turn)"),
         _c("completion_tokens", _I, "completion tokens (I: sum over every judge call)"),
         _c("latency_ms", _F, "judge call latency (I: sum over every judge call)"),
+        _c(
+            "cost_usd",
+            _F,
+            "cost of the judge call from the price table (a cache hit: its price when it was "
+            "made); null when the model has no price",
+        ),
         _c("rubric_text", _S, "rubric text, when the metric or eval set is known"),
         _c("chosen", _B, "the sample picked by the samples aggregator"),
         _c("cache_hit", _B, "answered from the judge cache"),
@@ -151,6 +157,7 @@ FRAME_COLUMNS: dict[str, tuple[str, ...]] = {
         "cache_hit",
         "tokens",
         *_USAGE,
+        "cost_usd",
         "error",
         "judge_model",
         "heuristic",

@@ -552,6 +552,7 @@ def samples_frame(run: ResultView) -> pl.DataFrame:
             cols["prompt_tokens"].append(p)
             cols["completion_tokens"].append(c)
             cols["latency_ms"].append(s.latency_ms)
+            cols["cost_usd"].append(s.cost_usd)
             cols["error"].append(s.error)
             cols["judge_model"].append(model)
             cols["heuristic"].append(record.heuristic)

@@ -96,3 +96,11 @@ def test_calibration_plot_draws_the_reliability_curve(run):
     assert "m1" in ax.get_title()
     xs = sorted(tuple(line.get_xdata()) for line in ax.get_lines())
     assert (0.0, 1.0) in xs
+
+
+def test_agreement_keeps_only_the_metrics_asked_for(run):
+    only = ae.stats.agreement(run, n_resamples=10, metrics=["m2"])
+    assert only.table["metric_name"].to_list() == ["m2"]
+    assert only.pairs["metric_name"].unique().to_list() == ["m2"]
+    whole = ae.stats.agreement(run, n_resamples=10).table
+    assert only.table.equals(whole.filter(whole["metric_name"] == "m2"))
