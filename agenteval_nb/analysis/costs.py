@@ -1,17 +1,17 @@
 """What judge calls cost (JUDGES.md §7): ``run.cost_df()`` after a run, and the frame of
 ``ae.estimate_cost`` before one.
 
-``run.cost_df()`` — per judge model, over the run's judge calls (the ``samples`` table: scored
-samples and extra calls):
+``run.cost_df()`` — per judge (a panel member's name, else the model) and judge model, over the
+run's judge calls (the ``samples`` table: scored samples and extra calls):
 
 * ``calls`` every call; ``cache_hits`` the calls answered from the judge cache; ``requests``
   the others, sent to the endpoint;
 * ``prompt_tokens`` / ``completion_tokens`` / ``cost_usd``: sums over the requests only — a
   cache hit costs nothing this time;
 * ``saved_usd``: what the cache hits would have cost (their recorded tokens at the same
-  prices) plus the batch discount of batched requests;
-* ``batch_calls``: requests sent through a provider batch (0 until batch scoring records its
-  calls);
+  prices) plus the batch discount of batched requests (a batched request paid ``p`` would
+  have cost ``p / BATCH_DISCOUNT`` sent one by one);
+* ``batch_calls``: requests answered through a provider batch (``ae.evaluate(batch=True)``);
 * prices: each call's recorded ``cost_usd`` (the price table of the run), or, with
   ``prices={model: (input $/1M, output $/1M)}``, the tokens priced again; a dollar sum over
   calls of a model without a price is null, never 0 (a sum over no calls is 0).
@@ -32,13 +32,14 @@ from typing import Any
 
 import polars as pl
 
-from ..judge.usage import PriceTable, checked_prices, cost_of
+from ..judge.usage import BATCH_DISCOUNT, PriceTable, checked_prices, cost_of
 from .frames import to_backend
 from .record import HoldsRecord, RunRecord, record_of
 
 __all__ = ["COST_SCHEMA", "ESTIMATE_SCHEMA", "cost_frame", "estimate_frame"]
 
 COST_SCHEMA = {
+    "judge": pl.String,
     "judge_model": pl.String,
     "calls": pl.Int64,
     "requests": pl.Int64,
@@ -56,8 +57,8 @@ def _priced(samples: pl.DataFrame, prices: PriceTable | None) -> pl.DataFrame:
     if prices is None:
         return samples
     table = checked_prices(prices)
-    rows = samples.select("judge_model", "prompt_tokens", "completion_tokens").rows()
-    cost = [cost_of(m, p or 0, c or 0, table) for m, p, c in rows]
+    rows = samples.select("judge_model", "prompt_tokens", "completion_tokens", "batch").rows()
+    cost = [cost_of(m, p or 0, c or 0, table, batch=bool(b)) for m, p, c, b in rows]
     return samples.with_columns(pl.Series("cost_usd", cost, dtype=pl.Float64))
 
 
@@ -75,19 +76,26 @@ def cost_frame(
         return to_backend(pl.DataFrame(schema=COST_SCHEMA), backend)
     hit = pl.col("cache_hit").fill_null(False)
     live = ~hit
+    batched = live & pl.col("batch").fill_null(False)
+    discount_saved = pl.col("cost_usd").filter(batched) * (1 / BATCH_DISCOUNT - 1)
     table = (
-        samples.group_by("judge_model")
+        samples.group_by("judge", "judge_model")
         .agg(
             pl.len().cast(pl.Int64).alias("calls"),
             live.sum().cast(pl.Int64).alias("requests"),
             hit.sum().cast(pl.Int64).alias("cache_hits"),
-            pl.lit(0, pl.Int64).alias("batch_calls"),
+            batched.sum().cast(pl.Int64).alias("batch_calls"),
             pl.col("prompt_tokens").filter(live).sum().cast(pl.Int64),
             pl.col("completion_tokens").filter(live).sum().cast(pl.Int64),
             _sum_or_null(pl.col("cost_usd").filter(live)).cast(pl.Float64).alias("cost_usd"),
-            _sum_or_null(pl.col("cost_usd").filter(hit)).cast(pl.Float64).alias("saved_usd"),
+            (
+                _sum_or_null(pl.col("cost_usd").filter(hit)).fill_null(0.0)
+                + _sum_or_null(discount_saved).fill_null(0.0)
+            )
+            .cast(pl.Float64)
+            .alias("saved_usd"),
         )
-        .sort("judge_model", nulls_last=True)
+        .sort("judge", "judge_model", nulls_last=True)
         .select(list(COST_SCHEMA))
     )
     return to_backend(table, backend)

@@ -547,6 +547,7 @@ def samples_frame(run: ResultView) -> pl.DataFrame:
             cols["reason"].append(s.reason)
             cols["chosen"].append(s.chosen)
             cols["cache_hit"].append(s.cache_hit)
+            cols["batch"].append(bool(s.batch))
             p, c = s.prompt_tokens, s.completion_tokens
             cols["tokens"].append(None if p is None and c is None else (p or 0) + (c or 0))
             cols["prompt_tokens"].append(p)

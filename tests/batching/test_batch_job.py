@@ -97,8 +97,11 @@ def test_batch_run_equals_sync_run_and_costs_half(server, batches, tmp_path):
     assert server.request_count == 0  # nothing judged synchronously
     noise = differing(first, again)  # random invocation ids and timings of the agent
     assert noise["metrics_df"] == set() and noise["cases_df"] == set()
+    batch_columns = {"batch", "cost_usd"}  # a batch answer says so, priced at the batch rate
     for name, columns in differing(first, run).items():
-        assert columns <= noise[name], (name, columns - noise[name])
+        allowed = noise[name] | (batch_columns if name == "samples_df" else set())
+        assert columns <= allowed, (name, columns - allowed)
+    assert run.samples_df()["batch"].all() and not first.samples_df()["batch"].any()
     lines = [json.loads(line) for f in batches.files.values() for line in f.splitlines()]
     sent = Counter(json.dumps(x["body"], sort_keys=True) for x in lines if "body" in x)
     assert sent == sync_bodies  # the same requests, none made up, none twice
@@ -115,6 +118,10 @@ def test_batch_run_equals_sync_run_and_costs_half(server, batches, tmp_path):
     full = priced.info["judge_usage"]["cost"]
     assert full > 0 and usage["cost"] == pytest.approx(full / 2)
     assert usage["batch_saved"] == pytest.approx(full / 2)
+    costs = run.cost_df().iloc[0]
+    assert costs["batch_calls"] == costs["requests"] == usage["requests"]
+    assert costs["cost_usd"] == pytest.approx(full / 2)
+    assert costs["saved_usd"] == pytest.approx(full / 2)
     assert run.info["batch"]["rounds"] == 2  # the hallucination judge's validation prompts
 
 

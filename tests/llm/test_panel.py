@@ -268,6 +268,12 @@ def test_judge_models_call_through_the_client_and_a_missing_model_abstains(serve
     assert "HTTP 404" in votes[2].error
     assert judge_record(result.details).model == "haiku, mini"
     assert run.info["judge_usage"]["requests"] == 2
+    costs = run.cost_df()  # one row per panel member
+    assert costs[["judge", "calls", "requests"]].values.tolist() == [
+        ["a", 1, 1],
+        ["b", 1, 1],
+        ["c", 1, 1],
+    ]
 
 
 def test_metric_judge_models_make_a_panel_and_round_trip(server):
