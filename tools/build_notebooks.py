@@ -771,6 +771,166 @@ agreement.table.to_pandas().round(3)""",
 }
 
 
+NOTEBOOKS["10_judges"] = [
+    (
+        "md",
+        "# Judges you can trust and afford\n\nOne judge model taken on faith, at full price, "
+        "with no budget, is how most evaluations are judged. Here: a **panel** of judges that "
+        "votes (an abstaining judge stays in the denominator), **choosing a judge** against "
+        "your own marks (κ with its CI, the base rate, fail recall, cost), a cost **estimate** "
+        "before any call, a hard **budget**, and **batch** judging at half price.\n\n"
+        "Offline: every judge below is the heuristic judge behind a loopback server under "
+        "another name, and `flaky-judge` answers every third request with text that is not a "
+        "verdict — **none of them is an LLM**. The loopback server also plays the provider's "
+        "batch API.",
+    ),
+    (
+        "code",
+        """import json, tempfile, zlib
+from pathlib import Path
+
+import agenteval_nb as ae
+from agenteval_nb.testing import FakeOpenAIServer, completion, heuristic_handler, route_by_model
+from agenteval_nb.testing.fake_batches import FakeBatches
+
+ROOT = Path.cwd() if (Path.cwd() / "data").is_dir() else Path.cwd().parent
+CASES = ROOT / "data" / "demo" / "demo_assistant" / "demo_run1.evalset.json"
+
+
+def flaky(request):
+    \"\"\"The heuristic judge, except that every third request (by its text) gets no verdict.\"\"\"
+    if zlib.crc32(json.dumps(request["messages"]).encode()) % 3 == 0:
+        return completion("I would rather not say.", model="flaky-judge")
+    return heuristic_handler(request)
+
+
+server = FakeOpenAIServer(
+    handler=route_by_model({"heuristic-judge": heuristic_handler, "second-judge": heuristic_handler,
+                            "flaky-judge": flaky}),
+    batches=FakeBatches(),
+).start()
+PRICES = {"heuristic-judge": (0.15, 0.60), "second-judge": (2.50, 10.00), "flaky-judge": (0.05, 0.20)}
+
+
+def judge(model):
+    return {"providerName": "openai", "modelName": model, "baseURL": server.base_url,
+            "apiKey": "offline", "generationConfig": {"max_tokens": 200}}
+
+
+METRICS = [
+    {"metricName": "final_response_avg_score", "threshold": 1,
+     "criterion": {"finalResponse": {"text": {"matchStrategy": "contains"}}}},
+    {"metricName": "llm_final_response", "threshold": 0.5,
+     "criterion": {"llmJudge": {"judgeModel": judge("heuristic-judge")}}},
+]""",
+    ),
+    (
+        "md",
+        "## 1. A panel\n\nThree judges score every judged turn; each reduces its own samples "
+        "first, then the panel votes. `majority` is a strict majority of the **configured** "
+        "panel: a judge that errs or cannot be parsed abstains and still counts, and no "
+        "majority is `not_evaluated` with the votes in the reason — never a tie broken by "
+        "order.",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+panel = ae.JudgePanel({"heuristic": "heuristic-judge", "second": "second-judge",
+                       "flaky": "flaky-judge"}, vote="majority")
+run = ae.evaluate(CASES, METRICS, judge=panel, cache=False, progress=False,
+                  price_table=PRICES, judge_max_retries=0)
+print(run.summary_text())""",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+samples = run.samples_df()
+samples.groupby("judge").agg(calls=("call", "size"), errors=("error", "count"))""",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+ae.stats.agreement(run, among="judges").df()[
+    ["metric_name", "statistic", "rater_a", "rater_b", "n_units", "value", "ci_low", "ci_high"]
+].round(3)""",
+    ),
+    (
+        "md",
+        "## 2. Choosing a judge against your marks\n\nMark the cases (here from code, with "
+        "the exact-answer metric standing in for a human reviewer), then let each candidate "
+        "rejudge the recorded turns — the agent is never called, and the cache makes a "
+        "repeat free. κ comes with its bootstrap CI **and** the base rate: when one verdict "
+        "dominates, raw agreement overstates how good a judge is.",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+cases = run.cases_df()
+exact = run.metrics_df().query("metric_name == 'final_response_avg_score'")
+for row in exact.itertuples():
+    run.mark(row.eval_id, row.run_id, "pass" if row.status == "passed" else "fail")
+cmp = ae.compare_judges(run, {"heuristic": {"modelName": "heuristic-judge"},
+                              "flaky": {"modelName": "flaky-judge"}, "panel": panel},
+                        against="human", metrics="llm_final_response", price_table=PRICES,
+                        progress=False)
+cmp.df()[["candidate", "n", "kappa", "kappa_ci_low", "kappa_ci_high", "prevalence",
+          "fail_recall", "cost_usd", "errors"]].round(4)""",
+    ),
+    ("code", "ae.plots.judge_choice(cmp)"),
+    (
+        "md",
+        "## 3. What it will cost, and a hard cap\n\n`ae.estimate_cost` counts every judge "
+        "request the evaluation would make (samples, turns, extra calls) before any call: the "
+        "least (input only) and the most (every output at `max_tokens`) it can cost. "
+        "`budget_usd` reserves each call's worst case before it starts and refuses a call "
+        "that could cross the cap: the judgements left are `not_evaluated`, the run returns "
+        "normally.",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+ae.estimate_cost(CASES, METRICS, price_table=PRICES, cache=False)[
+    ["judge_model", "metric_name", "calls", "input_tokens", "output_tokens_max", "usd_in",
+     "usd_max"]].round(5)""",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:  # the run says how many calls it refused
+    warnings.simplefilter("always")
+    capped = ae.evaluate(CASES, METRICS, cache=False, progress=False, price_table=PRICES,
+                         budget_usd=0.0005, case_parallelism=1)
+print(*(str(w.message) for w in caught), sep="\\n")
+m = capped.metrics_df().query("metric_name == 'llm_final_response'")
+print(m["status"].value_counts().to_dict())
+print(m[m["status"] == "not_evaluated"]["reason"].iloc[0])""",
+    ),
+    (
+        "md",
+        "## 4. Batch judging at half price\n\n`batch=True` plans every judge request, sends "
+        "only those the cache lacks through the provider's batch API (one batch per model), "
+        "and scores from the cache when the batch ends — the same results as synchronous "
+        "judging, at the batch price. `wait=False` returns the job at once; "
+        "`ae.BatchJob.load(results_dir)` picks it up in another process.",
+    ),
+    (
+        "code",
+        """# NBVAL_CHECK_OUTPUT
+work = Path(tempfile.mkdtemp())
+batched = ae.evaluate(CASES, METRICS, batch=ae.BatchConfig(poll_every=0.05), progress=False,
+                      results_dir=work / "batch", cache=work / "cache.sqlite", price_table=PRICES)
+sync = ae.evaluate(CASES, METRICS, progress=False, cache=False, price_table=PRICES)
+same = batched.metrics_df()[["eval_id", "metric_name", "status", "score"]].equals(
+    sync.metrics_df()[["eval_id", "metric_name", "status", "score"]])
+print("same results as synchronous judging:", same)
+batched.cost_df()[["judge", "calls", "batch_calls", "cost_usd", "saved_usd"]].round(6)""",
+    ),
+    ("code", "server.stop()"),
+]
+
+
 NOTEBOOKS["11_live_and_power"] = [
     (
         "md",

@@ -778,10 +778,12 @@ def _among_metric(
     full = counts.sum(axis=1) == len(judges)
     complete_idx = np.flatnonzero(full if len(judges) >= 2 else np.zeros_like(full))
 
-    def fleiss(idx: npt.NDArray[np.int64]) -> float:
-        return fleiss_kappa_counts(counts[idx])
+    complete = counts[complete_idx]
 
-    value = fleiss(complete_idx)
+    def fleiss(idx: npt.NDArray[np.int64]) -> float:  # idx: positions among the complete units
+        return fleiss_kappa_counts(complete[idx])
+
+    value = fleiss(np.arange(complete_idx.size))
     ci = _case_bootstrap(fleiss, unit_cases[complete_idx], level, n_resamples, seed)
     row("*", "*", "fleiss_kappa", counts[complete_idx], value, ci, len(judges))
 

@@ -173,6 +173,8 @@ def test_among_judges_equals_the_reference_packages_on_a_panel_run():
     fleiss = value("fleiss_kappa")
     assert fleiss["value"] == pytest.approx(inter_rater.fleiss_kappa(table_counts), abs=TOL)
     assert fleiss["n_units"] == int(complete.sum()) == 22
+    # resampled among the complete units only: the interval holds the value, inside [-1, 1]
+    assert -1 <= fleiss["ci_low"] <= fleiss["value"] <= fleiss["ci_high"] <= 1
     for x, y, i, j in (("a", "b", 0, 1), ("a", "c", 0, 2), ("b", "c", 1, 2)):
         both = ~np.isnan(data[i]) & ~np.isnan(data[j])
         reference = sk_metrics.cohen_kappa_score(data[i][both], data[j][both])
