@@ -92,7 +92,8 @@ class Progress:
         home = results_dir or Path(tempfile.mkdtemp(prefix="agenteval-live-"))
         self.review_file = home / REVIEW_NAME
         self._flush_scheduled = False
-        self._pending = 0
+        self._pending = 0  # case-runs the builder has to encode
+        self._direct: list[tuple[int, bytes]] = []  # case-runs with their text at hand
 
     # RunObserver
     def begin(self, plan: RunPlan) -> None:
@@ -119,33 +120,47 @@ class Progress:
         return _Tee(inner, self)
 
     # on the engine's loop
-    def finished(self, position: int, result: Any) -> None:
-        """A case-run finished: counted now, journalled within :data:`FLUSH_EVERY_S`."""
+    def finished(self, position: int, result: Any, text: bytes | None = None) -> None:
+        """A case-run finished: counted now, journalled within :data:`FLUSH_EVERY_S` — its
+        ``text`` as it is when the engine already encoded it (the bulk path), else the text
+        the record builder encodes."""
         with self.lock:
             self.entries.done[(int(result.run_id or 1), str(result.eval_id))] = position
             self.entries.statuses[position] = str(result.final_eval_status or "")
             self.errors += bool(getattr(result, "error_message", None))
             self.new_done += 1
-        self._pending += 1
-        if self._pending >= FLUSH_BATCH:
+            if text is None:
+                self._pending += 1
+            else:
+                self._direct.append((position, text))
+            urgent = self._pending + len(self._direct) >= FLUSH_BATCH
+        if urgent:
             self.flush()
         elif not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_later(FLUSH_EVERY_S, self.flush)
 
     def flush(self) -> None:
-        """Have the builder encode what it holds (its listener journals it)."""
-        self._flush_scheduled = False
-        self._pending = 0
-        if self._builder is not None:
+        """Journal the texts at hand; have the builder encode the others (its listener
+        journals them). The builder runs its frame builders only when it holds results of
+        its own to encode."""
+        with self.lock:
+            self._flush_scheduled = False
+            direct, self._direct = self._direct, []
+            encode, self._pending = self._pending, 0
+        if direct:
+            self.journal(direct)
+        if encode and self._builder is not None:
             self._builder.flush()
 
     def journal(self, items: list[tuple[int, bytes]]) -> None:
-        """The builder's listener: journal a batch of encoded case-runs."""
+        """Journal a batch of encoded case-runs (the builder's listener too: what was
+        journalled already is skipped)."""
+        with self.lock:
+            items = [(p, text) for p, text in items if p not in self.entries.texts]
+            self.entries.texts.update(items)
         if self.writer is not None:
             self.writer.cases(items)
-        with self.lock:
-            self.entries.texts.update(items)
 
     def end(self, status: str, result_id: str | None) -> None:
         self.finished_at = time.monotonic()
@@ -170,7 +185,7 @@ class _Tee:
         self, position: int, case: Any, result: Any, text: bytes | None, encoded: bool = False
     ) -> None:
         self.inner.add_text(position, case, result, text, encoded)
-        self.progress.finished(position, result)
+        self.progress.finished(position, result, text if encoded else None)
 
 
 # -- reading a live run ----------------------------------------------------------------------
