@@ -20,7 +20,7 @@ import polars as pl
 
 from ...settings import config
 from ...steps.records import ModelCall
-from . import wire
+from . import spans, wire
 from .attribution import Recording, recording
 from .exchange import Exchange
 from .model_calls import model_call
@@ -48,8 +48,10 @@ class Capture:
 
 @contextmanager
 def capture(key: str = "capture") -> Iterator[Capture]:
-    """Record every model call made in the block (installs the HTTP hooks once)."""
+    """Record every model call made in the block (installs the HTTP hooks once, and the span
+    processor when the process has an OpenTelemetry SDK provider)."""
     wire.install()
+    spans.install()
     with recording(key) as rec:
         yield Capture(rec)
 
