@@ -16,6 +16,7 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
+from .analysis.capture import capture_rows
 from .analysis.record import RecordBuilder
 from .analysis.reviews import keep_marks_in_store
 from .engine.aggregate import CaseAggregator, default_case_aggregator
@@ -226,6 +227,8 @@ def evaluation_run(
         run.info["expected_agent"] = agent_name(agents.expected_agent)
     if agents.usage:
         run.info["agent_usage"] = dict(agents.usage)
+    if agents.agent is not None and (rows := capture_rows(record)):
+        run.info["capture"] = rows
     if results_dir is not None and result_store is None:
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:

@@ -4,9 +4,11 @@ The *primary* source is the wire (every model call the agent's HTTP client made,
 usage as the server sent them); the *secondary* one is spans (what instrumentations saw). Rules:
 
 1. **A model call counts once.** A span model call is the *twin* of a wire call when both name
-   tool-call ids and share one; when either names none, when the models agree (both known) and
-   the wire call started within the span (``start ≤ wire start ≤ end``; an open span has no
-   end). Both name ids and share none ⇒ never twins (parallel calls of one case stay apart).
+   tool-call ids and share one; when either names none, when the wire call started within the
+   span (``start ≤ wire start ≤ end``; an open span has no end). Both name ids and share none
+   ⇒ never twins (parallel calls of one case stay apart). Models are not compared: the span
+   names the requested model, the wire the one that answered (a dated variant, a proxy's
+   route), and both sources hold one case's calls only.
    Twins are dropped (every layer: framework and provider instrumentations both wrap one
    call); a wire call missing usage or model takes it from its first twin that has it; the
    twins' children are re-parented to the twin's parent.
@@ -61,18 +63,11 @@ def _ids(call: ModelCall) -> set[str]:
     return {use.id for use in call.tool_calls if use.id is not None}
 
 
-def _model(name: str | None) -> str | None:
-    return None if name is None else name.rsplit("/", 1)[-1].lower()
-
-
 def _twins(span: ModelCall, wire: ModelCall) -> bool:
     """Whether a span model call is the wire call seen by an instrumentation (rule 1)."""
     span_ids, wire_ids = _ids(span), _ids(wire)
     if span_ids and wire_ids:
         return bool(span_ids & wire_ids)
-    ms, mw = _model(span.model), _model(wire.model)
-    if ms is not None and mw is not None and ms != mw and not mw.startswith(ms):
-        return False
     if span.start_ns is None or wire.start_ns is None:
         return False
     return span.start_ns <= wire.start_ns and (span.end_ns is None or wire.start_ns <= span.end_ns)
