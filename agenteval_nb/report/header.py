@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from ..analysis.capture import capture_rows
 from ..analysis.passk import num_runs
 from ..analysis.record import RunRecord, case_metric_rows
 from ..schema import EvalCaseResult, EvalMetric, EvalMetricResult
@@ -44,6 +45,8 @@ class Header:
     total_judgements: int
     configuration: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    capture: list[dict[str, Any]] = field(default_factory=list)
+    """the capture report's rows (:func:`~agenteval_nb.analysis.capture.capture_rows`)"""
 
 
 def _kind(metric: EvalMetric | EvalMetricResult) -> str:
@@ -147,7 +150,8 @@ def build_header(run: RunRecord) -> Header:
     if run.elapsed_s is not None:
         config["elapsed"] = f"{run.elapsed_s:.1f} s"
     for key, value in (run.info or {}).items():
-        config[str(key)] = value
+        if key != "capture":  # a section of its own
+            config[str(key)] = value
     set_ids = run.eval_set_ids() or [result.eval_set_id or ""]
     return Header(
         eval_set_ids=list(dict.fromkeys(set_ids)),
@@ -161,4 +165,5 @@ def build_header(run: RunRecord) -> Header:
         total_judgements=total,
         configuration=redact(config),
         warnings=list(run.warnings),
+        capture=capture_rows(run),
     )
