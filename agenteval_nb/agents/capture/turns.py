@@ -59,7 +59,7 @@ def built_turn(
     """The builder's invocation of a captured turn (``None`` when neither a call succeeded nor
     a span showed a model call or a tool), and how many model calls only the spans saw."""
     calls = [model_call(e) for e in exchanges if e.ok]
-    steps = merge_sources(calls, span_steps(spans)) if spans else list(calls)
+    steps = merge_sources(calls, span_steps(spans))
     span_calls = sum(isinstance(s, ModelCall) for s in steps) - len(calls)
     if not any(isinstance(s, ModelCall | ToolRun) for s in steps):
         return None, 0
