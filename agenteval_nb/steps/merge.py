@@ -3,15 +3,16 @@
 The *primary* source is the wire (every model call the agent's HTTP client made, with ids and
 usage as the server sent them); the *secondary* one is spans (what instrumentations saw). Rules:
 
-1. **A model call counts once.** A span model call is the *twin* of a wire call when both name
-   tool-call ids and share one; when either names none, when the wire call started within the
-   span (``start ≤ wire start ≤ end``; an open span has no end). Both name ids and share none
-   ⇒ never twins (parallel calls of one case stay apart). Models are not compared: the span
-   names the requested model, the wire the one that answered (a dated variant, a proxy's
-   route), and both sources hold one case's calls only.
-   Twins are dropped (every layer: framework and provider instrumentations both wrap one
-   call); a wire call missing usage or model takes it from its first twin that has it; the
-   twins' children are re-parented to the twin's parent.
+1. **A model call counts once.** A span model call is the *twin* of a wire call, decided by
+   the first of these both sides know: the reply's id (``gen_ai.response.id``; the wire
+   reply's ``id``) is the same; the tool-call ids they name overlap; the wire call started
+   within the span (``start ≤ wire start ≤ end``; an open span has no end). Ids that differ
+   decide too: never twins (parallel calls of one case stay apart). Models are not compared:
+   the span names the requested model, the wire the one that answered (a dated variant, a
+   proxy's route), and both sources hold one case's calls only. Twins are dropped (every
+   layer: framework and provider instrumentations both wrap one call); a wire call missing
+   usage or model takes it from its first twin that has it; the twins' children are
+   re-parented to the twin's parent.
 2. **Spans-only model calls** (clients the wire does not hook) are kept as steps.
 3. **Tool runs** are kept; where the wire carried the result of the same call (a tool message
    of a later request, joined by call id), the wire's result replaces the span's (the span's
@@ -65,6 +66,8 @@ def _ids(call: ModelCall) -> set[str]:
 
 def _twins(span: ModelCall, wire: ModelCall) -> bool:
     """Whether a span model call is the wire call seen by an instrumentation (rule 1)."""
+    if span.response_id is not None and wire.response_id is not None:
+        return span.response_id == wire.response_id
     span_ids, wire_ids = _ids(span), _ids(wire)
     if span_ids and wire_ids:
         return bool(span_ids & wire_ids)

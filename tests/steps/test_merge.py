@@ -88,3 +88,11 @@ def test_a_tool_run_gives_the_result_the_wire_never_carried():
     assert built.tools_without_result == 0
     alone = build_invocation(TurnSteps("t", [asked, answer], user_text="q", final_text="a"))
     assert alone.tools_without_result == 1
+
+
+def test_the_replys_id_decides_first():
+    call = wire(1, 100, 200, response_id="chatcmpl-1")
+    layer = span("layer", 90, 210, response_id="chatcmpl-1")
+    concurrent = span("other", 90, 210, response_id="chatcmpl-2")  # contains the start too
+    later = span("later", 5000, 6000, response_id="chatcmpl-1")
+    assert ids(merge_sources([call], [layer, concurrent, later])) == ["other", "wire-1"]
