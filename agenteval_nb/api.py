@@ -16,7 +16,7 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
-from .analysis.capture import capture_rows
+from .analysis.capture import CaptureCollector
 from .analysis.record import RecordBuilder
 from .analysis.reviews import keep_marks_in_store
 from .engine.aggregate import CaseAggregator, default_case_aggregator
@@ -159,6 +159,7 @@ async def evaluate_async(
     label = progress if isinstance(progress, str) else ""
     bars = Progress.open(total, agents.runs_agents, label) if progress else Progress()
     builder = RecordBuilder(metric_list)
+    sink = CaptureCollector(builder) if agents.agent is not None else builder
     options = EngineOptions(
         registry=registry,
         context=context,
@@ -174,7 +175,7 @@ async def evaluate_async(
         on_case_inferred=bars.case_inferred,
         agents=agents,
         executor=where,
-        sink=builder,
+        sink=sink,
     )
     # the run, then the EvalRun
     try:
@@ -185,7 +186,8 @@ async def evaluate_async(
         await close_judge(client, owns_client)
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
-    return evaluation_run(out, builder, context, agents, results_dir, result_store)
+    capture = sink.rows() if isinstance(sink, CaptureCollector) else []
+    return evaluation_run(out, builder, context, agents, results_dir, result_store, capture)
 
 
 @sync_twin(evaluate_async)
@@ -204,9 +206,10 @@ def evaluation_run(
     agents: AgentSetup,
     results_dir: str | os.PathLike[str] | None,
     result_store: Any,
+    capture: list[dict[str, Any]] | None = None,
 ) -> EvalRun:
     """The :class:`EvalRun` of a finished evaluation, saved to ``result_store`` (or a local
-    store in ``results_dir``) when one is given."""
+    store in ``results_dir``) when one is given; ``capture``: the capture report's rows."""
     parts = out.summary_parts
     record = builder.record(
         out.result,
@@ -227,8 +230,8 @@ def evaluation_run(
         run.info["expected_agent"] = agent_name(agents.expected_agent)
     if agents.usage:
         run.info["agent_usage"] = dict(agents.usage)
-    if agents.agent is not None and (rows := capture_rows(record)):
-        run.info["capture"] = rows
+    if capture:
+        run.info["capture"] = capture
     if results_dir is not None and result_store is None:
         result_store = LocalResultStore(Path(results_dir))
     if result_store is not None:

@@ -121,6 +121,16 @@ def _created(timestamp: float | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _capture(run: RunRecord) -> list[dict[str, Any]]:
+    """The capture report's rows: the evaluation's (``info["capture"]``), else read from the
+    turns of a record whose results are decoded already (a streamed one would decode them
+    all: its report has the rows in each case's view only)."""
+    rows = (run.info or {}).get("capture")
+    if isinstance(rows, list):
+        return rows
+    return [] if run.streaming else capture_rows(run)
+
+
 def build_header(run: RunRecord) -> Header:
     """The header of the run record ``run``."""
     result = run.header
@@ -165,5 +175,5 @@ def build_header(run: RunRecord) -> Header:
         total_judgements=total,
         configuration=redact(config),
         warnings=list(run.warnings),
-        capture=capture_rows(run),
+        capture=_capture(run),
     )
