@@ -5,8 +5,9 @@ Two figures, each measured side by side in this process:
 
 * **per-span overhead**: the same nested spans (a model span over a tool span, GenAI
   attributes) on an SDK provider with the user's own processor (a ``SimpleSpanProcessor`` into
-  an in-memory exporter), without and with the case processor, inside a case, in alternating
-  rounds; printed as µs of CPU added per span and the ratio.
+  an in-memory exporter), without and with the case processor, inside a case, in rounds that
+  alternate which side goes first (the second side of a round was charged the first one's
+  garbage: a 2x artefact); printed as µs of CPU added per span and the ratio.
 * **build**: 500 turns of two wire calls, each wire call seen by two instrumentation layers and
   one tool span (5 spans a turn), made invocations by ``agents.capture.turns.built_turn``,
   against the same turns built from the wire alone. Printed as ms per 1k wire calls and the
@@ -18,6 +19,7 @@ Run: ``python bench/capture_spans.py [--spans 4000] [--rounds 5]``.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -39,8 +41,10 @@ TOOL = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weathe
 
 
 def emit(provider: TracerProvider, n: int) -> float:
-    """CPU seconds to start and end ``n`` spans (pairs: a model span over a tool span)."""
+    """CPU seconds to start and end ``n`` spans (pairs: a model span over a tool span), after
+    a full collection (the garbage of the previous side is not charged to this one)."""
     tracer = provider.get_tracer("bench")
+    gc.collect()
     start = time.process_time()
     with recording("bench"):
         for i in range(n // 2):
@@ -54,14 +58,21 @@ def emit(provider: TracerProvider, n: int) -> float:
 
 def overhead(n: int, rounds: int) -> None:
     plain, with_case = TracerProvider(), TracerProvider()
-    for provider in (plain, with_case):
-        provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    exporters = [InMemorySpanExporter(), InMemorySpanExporter()]
+    for provider, exporter in zip((plain, with_case), exporters, strict=True):
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
     spans.attach(with_case)
     emit(plain, 200), emit(with_case, 200)
     off, on = [], []
-    for _ in range(rounds):
-        off.append(emit(plain, n))
-        on.append(emit(with_case, n))
+    for round_ in range(rounds):  # the side measured first alternates
+        for exporter in exporters:
+            exporter.clear()
+        if round_ % 2:
+            on.append(emit(with_case, n))
+            off.append(emit(plain, n))
+        else:
+            off.append(emit(plain, n))
+            on.append(emit(with_case, n))
     a, b = statistics.median(off), statistics.median(on)
     print(
         f"per span: {a / n * 1e6:.1f} µs CPU with the user's processor, {b / n * 1e6:.1f} µs with "
