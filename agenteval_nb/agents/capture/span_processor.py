@@ -16,6 +16,7 @@ alters anything else: the user's own processors see every span as before.
 from __future__ import annotations
 
 import threading
+import weakref
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
@@ -25,6 +26,9 @@ from .attribution import Recording, resolve
 
 CASE_ATTRIBUTE = "agenteval.case_id"
 """The span attribute that names the case a span was started for."""
+PURGE_AT = 10_000
+"""Open spans noted before the entries of finished cases are dropped (a span that never ends
+must not keep its case's recording alive: entries hold it weakly)."""
 
 
 class CaseSpanProcessor(SpanProcessor):
@@ -32,15 +36,17 @@ class CaseSpanProcessor(SpanProcessor):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._open: dict[int, Recording] = {}
+        self._open: dict[int, weakref.ref[Recording]] = {}
         """span id → the recording of a span started for a case and not yet ended"""
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         rec, how = resolve()
         if how in ("sole_active", "unattributed"):
             parent = get_current_span(parent_context).get_span_context()
-            with self._lock:
-                rec = self._open.get(parent.span_id, rec) if parent.is_valid else rec
+            if parent.is_valid:
+                with self._lock:
+                    ref = self._open.get(parent.span_id)
+                rec = (ref() if ref is not None else None) or rec
         if rec is None:
             return
         context = span.get_span_context()
@@ -48,14 +54,17 @@ class CaseSpanProcessor(SpanProcessor):
             return
         span.set_attribute(CASE_ATTRIBUTE, rec.key)
         with self._lock:
-            self._open[context.span_id] = rec
+            if len(self._open) >= PURGE_AT:
+                self._open = {k: r for k, r in self._open.items() if r() is not None}
+            self._open[context.span_id] = weakref.ref(rec)
 
     def on_end(self, span: ReadableSpan) -> None:
         context = span.get_span_context()
         if context is None:
             return
         with self._lock:
-            rec = self._open.pop(context.span_id, None)
+            ref = self._open.pop(context.span_id, None)
+            rec = ref() if ref is not None else None
             if rec is not None:
                 rec.spans.append(span)
 

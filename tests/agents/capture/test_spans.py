@@ -497,3 +497,23 @@ def test_without_an_sdk_provider_nothing_is_imported_or_added(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_span_that_never_ends_does_not_keep_its_case_alive(user_provider):
+    import gc
+    import weakref
+
+    provider, _ = user_provider
+    capture_spans.install()
+    tracer = provider.get_tracer("leaky")
+    with ae.capture("leaky") as cap:
+        forgotten = tracer.start_span("never ended")
+        with tracer.start_as_current_span("ended"):
+            pass
+    assert [s.name for s in cap.recording.spans] == ["ended"]
+    assert forgotten.attributes[CASE_ATTRIBUTE] == "leaky"
+    alive = weakref.ref(cap.recording)
+    del cap
+    gc.collect()
+    assert alive() is None
+    forgotten.end()  # its case is gone: dropped, nothing raised
