@@ -36,6 +36,12 @@ class Capture:
     def exchanges(self) -> list[Exchange]:
         return list(self.recording.exchanges)
 
+    @property
+    def spans(self) -> list[Any]:
+        """The OpenTelemetry spans the block's code finished (when the process has an SDK
+        provider, :mod:`.spans`), in end order."""
+        return list(self.recording.spans)
+
     def model_calls(self) -> list[ModelCall]:
         """One step per successful exchange, in start order (failed ones are in
         :meth:`calls_df` with their error)."""

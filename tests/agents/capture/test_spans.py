@@ -23,7 +23,7 @@ import urllib.request
 from typing import Any
 
 import pytest
-from openai import OpenAI
+from openai import AsyncOpenAI, OpenAI
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -370,6 +370,29 @@ def sdk_agent(base_url: str, *, stream: bool):
     return agent
 
 
+def async_sdk_agent(base_url: str):
+    """The same tool loop on the async client (cases run as tasks of one loop)."""
+    client = AsyncOpenAI(base_url=base_url, api_key="k")
+
+    async def agent(text: str) -> str:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": text}]
+        while True:
+            reply = await client.chat.completions.create(
+                model="m", messages=messages, tools=[TOOL_SCHEMA]
+            )
+            message = reply.choices[0].message
+            if not message.tool_calls:
+                return message.content or ""
+            messages.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                result = get_weather(**json.loads(call.function.arguments))
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}
+                )
+
+    return agent
+
+
 @pytest.fixture
 def two_instrumentations(user_provider, monkeypatch):
     """The openai client instrumented twice, on the global provider: the official OTel package
@@ -389,9 +412,9 @@ def two_instrumentations(user_provider, monkeypatch):
             layer.uninstrument()
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize("mode", ["plain", "stream", "async"])
 def test_a_call_seen_on_the_wire_and_by_two_instrumentations_counts_once(
-    two_instrumentations, stream
+    two_instrumentations, mode
 ):
     provider, exporter = two_instrumentations
     exporter.clear()
@@ -400,7 +423,9 @@ def test_a_call_seen_on_the_wire_and_by_two_instrumentations_counts_once(
         run = ae.evaluate(
             cases(CITIES),
             METRICS,
-            agent=sdk_agent(server.base_url, stream=stream),
+            agent=async_sdk_agent(server.base_url)
+            if mode == "async"
+            else sdk_agent(server.base_url, stream=mode == "stream"),
             case_parallelism=8,
             progress=False,
         )
@@ -437,6 +462,13 @@ def test_the_users_provider_and_its_processors_keep_working(user_provider):
     capture_spans.install()
     processors = provider._active_span_processor._span_processors
     assert sum(isinstance(p, CaseSpanProcessor) for p in processors) == 1
+    explicit = TracerProvider()  # handed to an instrumentation, not the global one
+    assert capture_spans.attach(explicit) is capture_spans.attach(explicit)
+    assert len(explicit._active_span_processor._span_processors) == 1
+    tracer = explicit.get_tracer("lib")
+    with ae.capture("explicit") as on_explicit, tracer.start_as_current_span("on explicit"):
+        pass
+    assert [s.name for s in on_explicit.spans] == ["on explicit"]
     tracer = provider.get_tracer("user-code")
     with tracer.start_as_current_span("outside any case"):
         pass
