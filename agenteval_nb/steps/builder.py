@@ -75,6 +75,7 @@ class BuiltInvocation:
     usage: Usage | None = None
     model_calls: int = 0
     tools_without_result: int = 0
+    calls_without_usage: int = 0
 
 
 def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltInvocation:
@@ -144,7 +145,8 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
         }
     )
     compact_invocation(invocation)
-    return BuiltInvocation(invocation, gaps, usage, len(calls), without_result)
+    no_usage = sum(c.usage is None for c in calls)
+    return BuiltInvocation(invocation, gaps, usage, len(calls), without_result, no_usage)
 
 
 # -- rule 1: one model call per call ----------------------------------------------------------

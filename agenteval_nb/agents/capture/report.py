@@ -37,7 +37,7 @@ PROBLEMS: dict[str, tuple[str, str]] = {
         "start worker threads with contextvars.copy_context().run or use asyncio.to_thread",
     ),
     "calls_without_usage": (
-        "calls whose reply reported no token usage",
+        "calls whose reply reported no token usage (nor a span of the same call)",
         "pass stream_options={'include_usage': True} (a stream reports usage only when asked)",
     ),
     "tools_without_result": (
@@ -77,14 +77,13 @@ def turn_counts(
             counts["failed_calls"] += 1
         else:
             counts["wire_calls"] += 1
-            if not isinstance(exchange.reply, dict) or not exchange.reply.get("usage"):
-                counts["calls_without_usage"] += 1
     counts["spans"] = spans
     counts["span_calls"] = span_calls
     counts["unattributed_calls"] = unattributed
     if built is not None:
         counts["model_calls"] = built.model_calls
         counts["tools_without_result"] = built.tools_without_result
+        counts["calls_without_usage"] = built.calls_without_usage
         if built.usage is not None:
             counts["prompt_tokens"] = built.usage.input_tokens or 0
             counts["completion_tokens"] = built.usage.output_tokens or 0
