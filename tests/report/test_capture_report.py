@@ -233,3 +233,44 @@ def test_the_report_shows_the_capture_section_and_each_case_capture(run, page, t
     turn = case.locator("details.ae-inv").first
     turn.locator("> summary").click()
     assert "model calls 2" in turn.locator("table.ae-source").inner_text()
+
+
+def test_calls_no_case_could_claim_are_reported_with_the_fix():
+    """Two cases run at once; each agent's model call comes from a bare thread it starts: the
+    calls belong to neither case (never guessed) and both cases report them."""
+    import threading
+
+    both_running = threading.Barrier(2, timeout=10)
+
+    def agent_on(base_url: str):
+        client = OpenAI(base_url=base_url, api_key="k", max_retries=0)
+
+        def agent(text: str) -> str:
+            both_running.wait()
+            out: list[str] = []
+
+            def call() -> None:
+                reply = client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": text}]
+                )
+                out.append(reply.choices[0].message.content or "")
+
+            worker = threading.Thread(target=call)
+            worker.start()
+            worker.join()
+            both_running.wait()  # neither case ends before the other's call is made
+            return out[0]
+
+        return agent
+
+    two = cases()
+    two.eval_cases = two.eval_cases[:2]
+    with FakeOpenAIServer(SCRIPTED) as server:
+        run = ae.evaluate(
+            two, METRICS, agent=agent_on(server.base_url), case_parallelism=2, progress=False
+        )
+    rows = rows_by_case(run)
+    for eval_id in ("paris", "oslo"):
+        row = rows[eval_id]
+        assert row["unattributed_calls"] == 2 and row["model_calls"] == 0, row
+        assert any("contextvars.copy_context().run" in fix for fix in row["fixes"])
