@@ -47,9 +47,9 @@ def merge_sources(wire: Sequence[ModelCall], spans: Sequence[Step]) -> list[Step
     for step in kept:
         parent = step.parent_span_id
         seen: set[str] = set()
-        while parent in twins and parent not in seen:
-            seen.add(parent)  # type: ignore[arg-type]
-            parent = twins[parent]  # type: ignore[index]
+        while parent is not None and parent in twins and parent not in seen:
+            seen.add(parent)
+            parent = twins[parent]
         step.parent_span_id = parent
     results = {r.call_id: r for call in wire for r in call.tool_results if r.call_id is not None}
     for step in kept:
