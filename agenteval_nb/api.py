@@ -16,6 +16,7 @@ from typing import Any
 
 from .agents.base import agent_name, as_agent
 from .agents.simulator import as_user_simulator
+from .analysis.capture import CaptureCollector
 from .analysis.record import RecordBuilder, RunRecord
 from .analysis.reviews import keep_marks_in_store
 from .batching import job as batching
@@ -245,6 +246,8 @@ async def evaluate_async(
             },
         )
         observer.begin(plan)
+    watched = builder if observer is None else observer.sink(builder)
+    sink = CaptureCollector(watched) if agents.agent is not None else watched
     options = EngineOptions(
         registry=registry,
         context=context,
@@ -260,7 +263,7 @@ async def evaluate_async(
         on_case_inferred=bars.case_inferred,
         agents=agents,
         executor=where,
-        sink=builder if observer is None else observer.sink(builder),
+        sink=sink,
         admit=None if observer is None else observer.admit,
     )
     # the run, then the EvalRun
@@ -272,7 +275,8 @@ async def evaluate_async(
         await close_judge(client, owns_client)
     for message in out.warnings:
         warnings.warn(message, stacklevel=2)
-    return evaluation_run(out, builder, context, agents, results_dir, result_store)
+    capture = sink.rows() if isinstance(sink, CaptureCollector) else []
+    return evaluation_run(out, builder, context, agents, results_dir, result_store, capture)
 
 
 class BatchJob(batching.BatchJob):
@@ -311,9 +315,10 @@ def evaluation_run(
     agents: AgentSetup,
     results_dir: str | os.PathLike[str] | None,
     result_store: Any,
+    capture: list[dict[str, Any]] | None = None,
 ) -> EvalRun:
     """The :class:`EvalRun` of a finished evaluation, saved to ``result_store`` (or a local
-    store in ``results_dir``) when one is given."""
+    store in ``results_dir``) when one is given; ``capture``: the capture report's rows."""
     parts = out.summary_parts
     record = builder.record(
         out.result,
@@ -346,6 +351,8 @@ def evaluation_run(
         run.info["expected_agent"] = agent_name(agents.expected_agent)
     if agents.usage:
         run.info["agent_usage"] = dict(agents.usage)
+    if capture:
+        run.info["capture"] = capture
     saved_id = save_run(record, results_dir, result_store, out.app_name)
     if saved_id is not None:
         run.info["saved_result_id"] = saved_id

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .analysis import costs, headline, passk, reviews, stats
+from .analysis import capture, costs, headline, passk, reviews, stats
 from .analysis.frames import frame, to_backend
 from .analysis.paired import Comparison, compare_records
 from .analysis.record import HoldsRecord, RunRecord, record_of
@@ -202,6 +202,12 @@ class EvalRun:
         """One row per human mark: ids, ``metric``, ``mark``, ``note``, ``reviewer``,
         ``timestamp`` (:func:`.analysis.reviews.reviews_frame`)."""
         return reviews.reviews_frame(self.record, backend)
+
+    def capture_df(self, backend: str | None = None) -> Any:
+        """One row per case result: what was captured of the agent's turns (model calls,
+        spans, tokens) and what was not, with a fix per problem
+        (:func:`.analysis.capture.capture_frame`)."""
+        return capture.capture_frame(self.record, backend)
 
     def mark(
         self,

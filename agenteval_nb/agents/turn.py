@@ -13,13 +13,12 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..schema import Invocation, Message, message_text
 from ..secrets import redact_json
-from .capture.exchange import Exchange
+from .capture.attribution import Recording
 from .capture.turns import captured_invocation
 from .tools import ToolBox
 
@@ -94,12 +93,12 @@ def assistant(text: str) -> Message:
     return Message(role="assistant", content=text)
 
 
-def to_invocation(output: Any, turn: Turn, exchanges: Sequence[Exchange] = ()) -> Invocation:
+def to_invocation(output: Any, turn: Turn, captured: Recording | None = None) -> Invocation:
     """The captured invocation of a turn from what the agent returned.
 
     ``str`` ⇒ the final response text; ``Message`` ⇒ the final response; either way, when the
-    agent's model calls were captured on the wire (``exchanges``), the rest of the turn — tool
-    uses and results, intermediate responses, usage, source — comes from them
+    agent's model calls were captured (``captured``: on the wire, and on spans), the rest of
+    the turn — tool uses and results, intermediate responses, usage, source — comes from them
     (:mod:`agenteval_nb.agents.capture.turns`). ``Invocation`` ⇒ used as given (the agent
     captured its own turn), with a missing id, user content, timestamp or tool list filled in
     (tools from the toolkit's call log). Anything else is a ``TypeError`` naming the type.
@@ -109,14 +108,18 @@ def to_invocation(output: Any, turn: Turn, exchanges: Sequence[Exchange] = ()) -
         message = assistant(output) if isinstance(output, str) else output
         if not message.role:
             message = message.model_copy(update={"role": "assistant"})
-        captured = captured_invocation(
-            f"{turn.session_id}#{turn.turn_index}",
-            turn.text,
-            message_text(message),
-            exchanges,
-            recorded,
+        built = (
+            captured_invocation(
+                f"{turn.session_id}#{turn.turn_index}",
+                turn.text,
+                message_text(message),
+                captured,
+                recorded,
+            )
+            if captured is not None
+            else None
         )
-        invocation = captured or Invocation(tools=recorded)
+        invocation = built or Invocation(tools=recorded)
         invocation.final_response = message
     elif isinstance(output, Invocation):
         invocation = output.model_copy()

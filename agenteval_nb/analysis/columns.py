@@ -7,7 +7,9 @@ column means one entry in :data:`COLUMNS`, its name in the frame lists below, an
 extractor in the builder of its level.
 
 Frames: C ``cases_df``, M ``metrics_df``, I ``invocations_df``, R ``rubrics_df``,
-S ``samples_df``, L ``logprobs_df``, V ``reviews_df`` (human marks, :mod:`.reviews`).
+S ``samples_df``, L ``logprobs_df``, V ``reviews_df`` (human marks, :mod:`.reviews`),
+K ``capture_df`` (the capture report, :mod:`.capture`: its counts are declared in
+:mod:`agenteval_nb.agents.capture.report`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
+
+from ..agents.capture.report import COUNTS, PROBLEMS
 
 STRS = pl.List(pl.String)
 
@@ -77,8 +81,16 @@ COLUMNS: dict[str, Column] = {
         _c("heuristic", _B, "scored by the offline heuristic judge"),
         _c("n_samples", _I, "judge samples of the turn"),
         _c("cache_hits", _I, "judge samples answered from the cache"),
-        _c("prompt_tokens", _I, "prompt tokens (I: sum over every judge call of the turn)"),
-        _c("completion_tokens", _I, "completion tokens (I: sum over every judge call)"),
+        _c(
+            "prompt_tokens",
+            _I,
+            "prompt tokens (I: sum over every judge call of the turn; K: the agent's model calls)",
+        ),
+        _c(
+            "completion_tokens",
+            _I,
+            "completion tokens (I: sum over every judge call; K: the agent's model calls)",
+        ),
         _c("latency_ms", _F, "judge call latency (I: sum over every judge call)"),
         _c(
             "cost_usd",
@@ -110,6 +122,9 @@ COLUMNS: dict[str, Column] = {
         _c("note", _S, "the reviewer's note"),
         _c("reviewer", _S, "who marked (`ae.config.reviewer`, default the OS user)"),
         _c("timestamp", pl.Datetime("us", "UTC"), "when the mark was set (UTC)"),
+        *(_c(name, _I, f"capture: {doc}") for name, doc in COUNTS.items() if "tokens" not in name),
+        *(_c(name, _I, f"capture problem: {doc}") for name, (doc, _) in PROBLEMS.items()),
+        _c("fixes", STRS, "one line per capture problem of the case: how many, what, the fix"),
     )
 }
 """Every public frame column, in the order of the docs table."""
@@ -196,6 +211,15 @@ FRAME_COLUMNS: dict[str, tuple[str, ...]] = {
         "reviewer",
         "timestamp",
     ),
+    "capture": (
+        "run_id",
+        "eval_id",
+        "eval_set_id",
+        "n_turns",
+        *COUNTS,
+        *PROBLEMS,
+        "fixes",
+    ),
 }
 """Frame kind → its columns, in frame order."""
 
@@ -207,6 +231,7 @@ LETTERS = {
     "samples": "S",
     "logprobs": "L",
     "reviews": "V",
+    "capture": "K",
 }
 
 

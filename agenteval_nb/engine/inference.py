@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agents.base import Agent
-from ..agents.capture import wire
+from ..agents.capture import spans, wire
 from ..agents.capture.attribution import outside, recording
-from ..agents.capture.turns import wire_usage
+from ..agents.capture.turns import turn_usage
 from ..agents.simulator import SimulatorError, UserSimulator
 from ..agents.tool_mocks import ToolMockError, ToolMockInterceptor, validate_rules
 from ..agents.tools import ToolBox
@@ -174,13 +174,14 @@ async def _run_turn(
     turn = session.turn(user_content, tools, case.eval_id, index)
     deadline = asyncio.timeout(setup.timeout_s)
     wire.install()
+    spans.install()
     try:
-        with recording(f"{case.eval_id}/{session.session_id}#{index}") as calls:
+        with recording(f"{case.eval_id}/{session.session_id}#{index}") as captured:
             async with deadline:
                 output = await agent.run_turn(turn)
-        invocation = to_invocation(output, turn, calls.exchanges)
+        invocation = to_invocation(output, turn, captured)
         if not isinstance(output, Invocation):
-            turn.add_usage(**wire_usage(calls.exchanges))
+            turn.add_usage(**turn_usage(invocation))
     except BaseException as exc:
         if is_interrupt(exc):
             raise

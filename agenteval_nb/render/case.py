@@ -20,6 +20,7 @@ from ..schema import (
     Message,
 )
 from ..schema.status import summarize_statuses
+from .capture import case_capture
 from .judge import judge_section
 from .messages import final_response_section, messages_section
 from .metrics import metrics_table, rubrics_table
@@ -181,6 +182,9 @@ def render_case(
         parts.append(
             Markup("<h4>overall metrics</h4>") + metrics_table(overall, turn_reasons_of(case))
         )
+    captured = case_capture(case)
+    if captured:
+        parts.append(Markup("<h4>capture</h4>") + captured)
     context = list((evalset_case.context_messages if evalset_case else None) or ())
     texts = {**(rubric_texts or {}), **case_rubric_texts(evalset_case)}
     per_invocation = list(case.eval_metric_result_per_invocation or ())

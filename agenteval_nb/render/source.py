@@ -6,6 +6,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from ..schema import InvocationSource
+from .capture import capture_counts
 from .text import html, join, text
 
 MAX_SPAN_IDS = 200
@@ -13,7 +14,8 @@ MAX_SPAN_IDS = 200
 
 
 def source_section(source: InvocationSource | None) -> Markup:
-    """Trace id, turn root span, every source span id and the gaps; empty without a source."""
+    """Trace id, turn root span, every source span id, the gaps and a captured turn's counts;
+    empty without a source."""
     if source is None:
         return Markup("")
     rows = [
@@ -38,4 +40,6 @@ def source_section(source: InvocationSource | None) -> Markup:
     if source.gaps:
         gaps = join((html('<span class="ae-gap">{}</span>', g) for g in source.gaps), Markup(" "))
         rows.append(html("<tr><th>not recovered</th><td>{}</td></tr>", gaps))
+    if source.capture:
+        rows.append(html("<tr><th>captured</th><td>{}</td></tr>", capture_counts(source.capture)))
     return html('<table class="ae-source">{}</table>', join(rows))

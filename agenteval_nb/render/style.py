@@ -71,4 +71,6 @@ STYLESHEET = """
 .ae .ae-source code { font-size: 11px; }
 .ae .ae-gap { display: inline-block; background: #fff8c5; color: #7d4e00; padding: 0 4px;
   border-radius: 4px; font-size: 11px; }
+.ae .ae-capture ul { margin: 4px 0 0 0; padding-left: 18px; }
+.ae .ae-capture-fix { color: #7d4e00; }
 """

@@ -32,6 +32,7 @@ from ..analysis.reviews import marks_of
 from ..io import write_text_atomic
 from ..offline_flags import HEURISTIC_LABEL, SCRIPTED_AGENT_LABEL, agent_is_scripted
 from ..render import STYLESHEET, render_case
+from ..render.capture import capture_rows_table
 from ..render.case import metric_rubric_texts
 from ..render.order import display_order
 from ..render.text import (
@@ -289,6 +290,7 @@ def _report_html(run: RunRecord, *, title: str | None, max_cases: int | None) ->
         scripted_agent=agent_is_scripted(run.info),
         scripted_agent_label=SCRIPTED_AGENT_LABEL,
         header=header,
+        capture_table=capture_rows_table(header.capture),
         runs=run_rows(run),
         metric_summary=metric_summary,
         pass_at_k=pass_at_k,

@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from ..analysis.capture import capture_rows
 from ..analysis.passk import num_runs
 from ..analysis.record import RunRecord, case_metric_rows
 from ..schema import EvalCaseResult, EvalMetric, EvalMetricResult
@@ -44,6 +45,8 @@ class Header:
     total_judgements: int
     configuration: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    capture: list[dict[str, Any]] = field(default_factory=list)
+    """the capture report's rows (:func:`~agenteval_nb.analysis.capture.capture_rows`)"""
 
 
 def _kind(metric: EvalMetric | EvalMetricResult) -> str:
@@ -118,6 +121,16 @@ def _created(timestamp: float | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _capture(run: RunRecord) -> list[dict[str, Any]]:
+    """The capture report's rows: the evaluation's (``info["capture"]``), else read from the
+    turns of a record whose results are decoded already (a streamed one would decode them
+    all: its report has the rows in each case's view only)."""
+    rows = (run.info or {}).get("capture")
+    if isinstance(rows, list):
+        return rows
+    return [] if run.streaming else capture_rows(run)
+
+
 def build_header(run: RunRecord) -> Header:
     """The header of the run record ``run``."""
     result = run.header
@@ -147,7 +160,8 @@ def build_header(run: RunRecord) -> Header:
     if run.elapsed_s is not None:
         config["elapsed"] = f"{run.elapsed_s:.1f} s"
     for key, value in (run.info or {}).items():
-        config[str(key)] = value
+        if key != "capture":  # a section of its own
+            config[str(key)] = value
     set_ids = run.eval_set_ids() or [result.eval_set_id or ""]
     return Header(
         eval_set_ids=list(dict.fromkeys(set_ids)),
@@ -161,4 +175,5 @@ def build_header(run: RunRecord) -> Header:
         total_judgements=total,
         configuration=redact(config),
         warnings=list(run.warnings),
+        capture=_capture(run),
     )

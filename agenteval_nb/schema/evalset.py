@@ -73,13 +73,16 @@ class InvocationSource(WireModel):
 
     ``spanIds``: every source span of the turn, in start order; ``gaps``: sorted flags such as
     ``content_missing``, ``content_redacted``, ``content_external``, ``no_final_response``,
-    ``tool_without_result``, ``no_model_call``, ``open_span``, ``orphan`` (docs/traces.md).
+    ``tool_without_result``, ``no_model_call``, ``open_span``, ``orphan`` (docs/traces.md);
+    ``capture``: a captured turn's counts (model calls, calls without usage …), the capture
+    report's (:mod:`agenteval_nb.agents.capture.report`).
     """
 
     trace_id: str | None = None
     root_span_id: str | None = None
     span_ids: list[str] | None = None
     gaps: list[str] | None = None
+    capture: dict[str, int] | None = None
 
 
 class Invocation(WireModel):

@@ -74,6 +74,8 @@ class BuiltInvocation:
     gaps: set[str] = field(default_factory=set)
     usage: Usage | None = None
     model_calls: int = 0
+    tools_without_result: int = 0
+    calls_without_usage: int = 0
 
 
 def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltInvocation:
@@ -111,7 +113,8 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
         gaps.add("no_user_content")
     if final_text is None:
         gaps.add("no_final_response")
-    if any(not t.has_result and not t.server for t in tools):
+    without_result = sum(not t.has_result and not t.server for t in tools)
+    if without_result:
         gaps.add("tool_without_result")
     if turn.end_ns is None or any(s.end_ns is None for s in turn.steps):
         gaps.add("open_span")
@@ -142,7 +145,8 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
         }
     )
     compact_invocation(invocation)
-    return BuiltInvocation(invocation, gaps, usage, len(calls))
+    no_usage = sum(c.usage is None for c in calls)
+    return BuiltInvocation(invocation, gaps, usage, len(calls), without_result, no_usage)
 
 
 # -- rule 1: one model call per call ----------------------------------------------------------

@@ -88,6 +88,8 @@ class ModelCall:
     content: Content = Content.PRESENT
     error: str | None = None
     parent_span_id: str | None = None
+    response_id: str | None = None
+    """the id the model's reply carried (``chatcmpl-…``, ``resp_…``; ``gen_ai.response.id``)"""
 
 
 @dataclass(slots=True)

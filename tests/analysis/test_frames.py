@@ -317,9 +317,9 @@ def test_unknown_frame_kind_is_rejected(run):
 
 # -- documentation: one declaration (analysis/columns.py), docs/frames.md generated from it ------
 
-DOCUMENTED_KINDS = [*KINDS, "reviews"]
-_ROW = re.compile(r"^([a-z_]+)\s+(\S+)\s+([CMIRSLV]+)\s+\S")
-_LETTERS = dict(zip("CMIRSLV", DOCUMENTED_KINDS, strict=True))
+DOCUMENTED_KINDS = [*KINDS, "reviews", "capture"]
+_ROW = re.compile(r"^([a-z_]+)\s+(\S+)\s+([CMIRSLVK]+)\s+\S")
+_LETTERS = dict(zip("CMIRSLVK", DOCUMENTED_KINDS, strict=True))
 
 
 def _documented(text: str) -> dict[str, set[str]]:

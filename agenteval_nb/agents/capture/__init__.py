@@ -7,5 +7,9 @@
   events, Anthropic events);
 * :mod:`.wire`: the ``send`` hooks on ``httpx`` and ``httpx2`` clients, sync and async, streams
   copied as the caller reads them;
-* :mod:`.model_calls`: recorded exchanges → :class:`~agenteval_nb.steps.records.ModelCall` steps.
+* :mod:`.model_calls`: recorded exchanges → :class:`~agenteval_nb.steps.records.ModelCall` steps;
+* :mod:`.spans` / :mod:`.span_processor`: OpenTelemetry spans as a second source (a processor on
+  the user's SDK provider files each case's spans; the trace dialects read them);
+* :mod:`.turns`: a turn's calls and spans → its invocation (the one builder);
+* :mod:`.report`: the capture report's counts and fixes, per turn and per case.
 """

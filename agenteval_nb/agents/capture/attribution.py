@@ -12,20 +12,25 @@ judge) runs inside :func:`outside`, so that the sole-active rule never gives it 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 from .exchange import Exchange
 
 
 @dataclass(eq=False)
 class Recording:
-    """The exchanges of one case (or of one ``ae.capture()`` block), in start order."""
+    """The exchanges of one case (or of one ``ae.capture()`` block), in start order; the
+    OpenTelemetry spans its code finished (:mod:`.spans`), in end order; when it started."""
 
     key: str
     exchanges: list[Exchange] = field(default_factory=list)
+    spans: list[Any] = field(default_factory=list)
+    started_ns: int = field(default_factory=time.time_ns)
 
 
 _current: ContextVar[Recording | None] = ContextVar("agenteval_capture", default=None)
@@ -93,3 +98,9 @@ def append(rec: Recording, exchange: Exchange) -> None:
     """Add an exchange to a recording (thread-safe: a case's threads may call at once)."""
     with _lock:
         rec.exchanges.append(exchange)
+
+
+def unattributed_since(started_ns: int) -> int:
+    """How many calls the unattributed bucket holds that started at or after ``started_ns``."""
+    with _lock:
+        return sum(e.started_ns >= started_ns for e in unattributed)

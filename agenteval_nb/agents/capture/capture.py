@@ -20,7 +20,7 @@ import polars as pl
 
 from ...settings import config
 from ...steps.records import ModelCall
-from . import wire
+from . import spans, wire
 from .attribution import Recording, recording
 from .exchange import Exchange
 from .model_calls import model_call
@@ -36,6 +36,12 @@ class Capture:
     def exchanges(self) -> list[Exchange]:
         return list(self.recording.exchanges)
 
+    @property
+    def spans(self) -> list[Any]:
+        """The OpenTelemetry spans the block's code finished (when the process has an SDK
+        provider, :mod:`.spans`), in end order."""
+        return list(self.recording.spans)
+
     def model_calls(self) -> list[ModelCall]:
         """One step per successful exchange, in start order (failed ones are in
         :meth:`calls_df` with their error)."""
@@ -48,8 +54,10 @@ class Capture:
 
 @contextmanager
 def capture(key: str = "capture") -> Iterator[Capture]:
-    """Record every model call made in the block (installs the HTTP hooks once)."""
+    """Record every model call made in the block (installs the HTTP hooks once, and the span
+    processor when the process has an OpenTelemetry SDK provider)."""
     wire.install()
+    spans.install()
     with recording(key) as rec:
         yield Capture(rec)
 

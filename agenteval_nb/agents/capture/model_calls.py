@@ -53,6 +53,7 @@ def model_call(exchange: Exchange) -> ModelCall:
         tool_calls=list(output.tool_calls) if output else [],
         finish_reason=(output.finish_reason if output else None) or _finish(reply),
         usage=_USAGE[exchange.api](reply.get("usage")),
+        response_id=reply["id"] if isinstance(reply.get("id"), str) else None,
     )
 
 

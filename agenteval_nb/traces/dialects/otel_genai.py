@@ -107,6 +107,7 @@ def read_model(span: Span, dialect: str = NAME) -> Classified:
     )
     if found.problem == "truncated" and step.content is Content.MISSING:
         step.content = Content.TRUNCATED
+    step.response_id = text_of(attributes.get("gen_ai.response.id"))
     name = found.source if dialect == NAME and found.source is not None else dialect
     result = classified(name, step, conversation(attributes))
     if found.problem is not None:
