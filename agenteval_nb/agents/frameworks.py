@@ -6,10 +6,10 @@ read here: the wire recorder captures it the same way for every framework
 (:mod:`agenteval_nb.agents.capture`). Each way keeps the framework's own memory of a case's
 earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
 
-* **LangGraph** (a compiled graph: ``get_graph`` and ``invoke``): ``graph.invoke({"messages":
-  [...]}, config={"configurable": {"thread_id": <session>}})`` in a worker thread — the sync
-  path, because LangChain caches its async HTTP client per process, bound to the event loop of
-  the first evaluation that used it; a graph with a checkpointer keeps the
+* **LangGraph** (a compiled graph: ``get_graph`` and ``ainvoke``): ``await graph.ainvoke(
+  {"messages": [...]}, config={"configurable": {"thread_id": <session>}})`` — on the process's
+  one long-lived loop (:mod:`agenteval_nb.syncio`), where LangChain's async client, cached per
+  process and bound to its first loop, keeps working; a graph with a checkpointer keeps the
   thread itself and gets the new user message only, one without gets the session's messages
   so far plus the new one. Answer: the text of the last message.
 * **OpenAI Agents SDK** (``agents.Agent``): ``Runner.run(agent, items)`` where ``items`` is the
@@ -91,10 +91,9 @@ def message_text(message: Any) -> str:
 async def _langgraph(graph: Any, turn: Turn, memory: SessionMemory) -> Any:
     config = {"configurable": {"thread_id": turn.session_id}}
     if getattr(graph, "checkpointer", None) is not None:
-        return await run_blocking(graph.invoke, {"messages": [("user", turn.text)]}, config=config)
+        return await graph.ainvoke({"messages": [("user", turn.text)]}, config=config)
     history = memory.get(turn, [])
-    state = {"messages": [*history, ("user", turn.text)]}
-    result = await run_blocking(graph.invoke, state, config=config)
+    result = await graph.ainvoke({"messages": [*history, ("user", turn.text)]}, config=config)
     memory.put(turn, list(result.get("messages", [])) if isinstance(result, dict) else history)
     return result
 
@@ -137,7 +136,7 @@ def _attribute_output(name: str) -> Output:
 
 WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     (
-        lambda o: hasattr(o, "get_graph") and hasattr(o, "invoke"),
+        lambda o: hasattr(o, "get_graph") and hasattr(o, "ainvoke"),
         Way("langgraph", _langgraph, _langgraph_output),
     ),
     (
