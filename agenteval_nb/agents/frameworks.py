@@ -22,6 +22,17 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
 ``ae.agent(obj, call=..., output=...)`` is the escape hatch: ``call(obj, turn)`` (sync or
 async) makes the call, ``output(result)`` reads the answer (default: ``str`` as is, else the
 framework's rule above, else ``str(result)``).
+
+Tool mocks (``toolMock``, SPEC §8.4): the framework runs the tools, so a rule can only answer a
+tool given to the framework as ``ae.mockable(fn)`` (:mod:`agenteval_nb.agents.mockable`). That
+works wherever the framework takes a plain Python function as a tool: LangGraph / LangChain
+(``tool(ae.mockable(fn))`` or the function in ``create_react_agent``'s list), PydanticAI
+(``tools=[ae.mockable(fn)]``), the Agents SDK (``function_tool(ae.mockable(fn))``), smolagents
+(``@tool`` over the wrapper), LlamaIndex (``FunctionTool.from_defaults(ae.mockable(fn))``),
+Google ADK (plain functions in ``tools=``) and DSPy (``dspy.Tool(ae.mockable(fn))``). A tool
+the framework builds otherwise (a class with its own ``_run``, a remote or MCP tool, a built-in
+search) cannot be mocked: a case whose rules name a tool the agent ran without the wrapper
+fails, naming the tool and the fix — the real tool's result is never scored as the mock's.
 """
 
 from __future__ import annotations
@@ -179,8 +190,9 @@ class FrameworkAgent:
     """A framework's agent (or any object with a ``call``) as an agent under test.
 
     The toolkit does not run the agent's tools (``tools`` is empty): they run inside the
-    framework and are captured from the wire. Tool mocks need the toolkit to run the tool, so a
-    case with ``toolMock`` rules fails with a message saying so.
+    framework and are captured from the wire. ``toolMock`` rules answer the tools given to the
+    framework as ``ae.mockable(fn)``; a case whose rules name a tool the agent ran unwrapped
+    fails saying so (module doc).
     """
 
     tools: list[ToolSpec]
