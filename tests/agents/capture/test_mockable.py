@@ -250,3 +250,25 @@ def test_langgraph_takes_mockable_tools(server) -> None:
         REAL_CALLS.clear()
         graph = create_react_agent(llm, [as_tool(ae.mockable(tool))])
         assert_mocked(ae.evaluate(cases(), METRICS, agent=graph, progress=False, cache=False))
+
+
+def test_a_framework_context_parameter_is_not_an_argument(server) -> None:
+    """PydanticAI passes its ``RunContext`` first: the rules compare the model's arguments."""
+    pytest.importorskip("pydantic_ai", reason="the frameworks extra is not installed")
+    from pydantic_ai import Agent, RunContext
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    globals()["RunContext"] = RunContext  # the tool's hints resolve in this module, as a user's
+
+    def with_context(sync):
+        def get_weather(ctx: RunContext[None], city: City) -> dict[str, Any]:
+            """Current weather of a city."""
+            assert ctx.deps is None
+            return sync(city)
+
+        return get_weather
+
+    model = OpenAIChatModel("m", provider=OpenAIProvider(base_url=server.base_url, api_key="k"))
+    agent = Agent(model, tools=[ae.mockable(with_context(get_weather))])
+    assert_mocked(ae.evaluate(cases(), METRICS, agent=agent, progress=False, cache=False))
