@@ -78,6 +78,10 @@ def _begin(
         retry = int(request.headers.get("x-stainless-retry-count") or 0)
     except ValueError:
         retry = 0
+    try:
+        body = request.content
+    except Exception:  # a streamed upload (not read yet): recorded without its body
+        body = None
     exchange = Exchange(
         next(_seq),
         api,
@@ -87,7 +91,7 @@ def _begin(
         attributed=how,
         retry=retry,
         streamed=streamed,
-        request_body=request.content,
+        request_body=body,
     )
     if rec is None:
         attribution.keep_unattributed(exchange)

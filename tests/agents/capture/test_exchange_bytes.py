@@ -59,3 +59,17 @@ def test_an_event_stream_without_a_reply_is_named_when_read() -> None:
     (exchange,) = cap.exchanges
     assert exchange.streamed and not exchange.ok
     assert exchange.error == "the event stream held no complete reply"
+
+
+def test_a_request_whose_body_is_a_stream_passes_and_is_recorded_without_it() -> None:
+    client = _client(orjson.dumps(REPLY), "application/json")
+
+    def upload():
+        yield b'{"model": "m"}'
+
+    wire.install()
+    with capture() as cap:
+        reply = client.post("/chat/completions", content=upload())
+    assert reply.json() == REPLY
+    (exchange,) = cap.exchanges
+    assert exchange.request is None and exchange.ok
