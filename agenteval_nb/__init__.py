@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "record": "agenteval_nb.agents.recorder",
     "agent": "agenteval_nb.agents.base",
     "capture": "agenteval_nb.agents.capture.capture",
+    "mockable": "agenteval_nb.agents.mockable",
     "RayExecutor": "agenteval_nb.executors.ray_executor",
     # wire models
     "EvalSet": "agenteval_nb.schema",

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import os
 import pydoc
+import threading
 
 import agenteval_nb as ae
 from agenteval_nb.syncio import run_sync, sync_twin
@@ -84,3 +87,69 @@ def test_the_result_is_not_formatted_on_the_way_out():
 
     assert isinstance(run_sync(make), Counted)
     assert Counted.calls == 0
+
+
+def _returns_within(seconds: float, call) -> BaseException | object:
+    """``call()``'s result or exception, or ``TimeoutError`` of the test when it does not
+    return in time (a daemon thread: a hang fails the test instead of stalling the suite)."""
+    out: list[object] = []
+
+    def target() -> None:
+        try:
+            out.append(call())
+        except BaseException as exc:
+            out.append(exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"no answer within {seconds} s"
+    return out[0]
+
+
+def test_a_timeout_the_coroutine_raises_reaches_the_caller():
+    """The caller waits in slices; since Python 3.11 ``concurrent.futures.TimeoutError`` *is*
+    ``TimeoutError``, and a wait that took the coroutine's own ``TimeoutError`` for the end of a
+    slice waited forever (the Ray executor's start timeout hung the run that way)."""
+
+    async def late() -> None:
+        raise TimeoutError("workers not placed")
+
+    raised = _returns_within(10, lambda: run_sync(late))
+    assert isinstance(raised, TimeoutError) and str(raised) == "workers not placed"
+
+
+def test_blocking_calls_share_one_loop_and_see_the_caller_s_context():
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="unset")
+
+    async def where() -> tuple[asyncio.AbstractEventLoop, str, str]:
+        return asyncio.get_running_loop(), threading.current_thread().name, marker.get()
+
+    marker.set("caller")
+    first, second = run_sync(where), run_sync(where)
+    assert first[0] is second[0] and not first[0].is_closed()
+    assert first[1:] == second[1:] == ("agenteval-loop", "caller")
+
+
+def test_a_blocking_call_made_on_the_loop_runs_on_a_private_loop():
+    async def inner() -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    async def outer() -> tuple[asyncio.AbstractEventLoop, asyncio.AbstractEventLoop]:
+        return asyncio.get_running_loop(), run_sync(inner)
+
+    shared, private = _returns_within(10, lambda: run_sync(outer))
+    assert shared is not private
+
+
+def test_a_forked_child_starts_a_loop_of_its_own():
+    async def pid() -> int:
+        return os.getpid()
+
+    assert run_sync(pid) == os.getpid()  # the parent's loop thread is running
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        code = 0 if run_sync(pid) == os.getpid() else 1
+        os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

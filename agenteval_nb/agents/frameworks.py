@@ -6,10 +6,10 @@ read here: the wire recorder captures it the same way for every framework
 (:mod:`agenteval_nb.agents.capture`). Each way keeps the framework's own memory of a case's
 earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
 
-* **LangGraph** (a compiled graph: ``get_graph`` and ``invoke``): ``graph.invoke({"messages":
-  [...]}, config={"configurable": {"thread_id": <session>}})`` in a worker thread — the sync
-  path, because LangChain caches its async HTTP client per process, bound to the event loop of
-  the first evaluation that used it; a graph with a checkpointer keeps the
+* **LangGraph** (a compiled graph: ``get_graph`` and ``ainvoke``): ``await graph.ainvoke(
+  {"messages": [...]}, config={"configurable": {"thread_id": <session>}})`` — on the process's
+  one long-lived loop (:mod:`agenteval_nb.syncio`), where LangChain's async client, cached per
+  process and bound to its first loop, keeps working; a graph with a checkpointer keeps the
   thread itself and gets the new user message only, one without gets the session's messages
   so far plus the new one. Answer: the text of the last message.
 * **OpenAI Agents SDK** (``agents.Agent``): ``Runner.run(agent, items)`` where ``items`` is the
@@ -53,6 +53,17 @@ earlier turns, per session id (the last :data:`MAX_SESSIONS` sessions):
 ``ae.agent(obj, call=..., output=...)`` is the escape hatch: ``call(obj, turn)`` (sync or
 async) makes the call, ``output(result)`` reads the answer (default: ``str`` as is, else the
 framework's rule above, else ``str(result)``).
+
+Tool mocks (``toolMock``, SPEC §8.4): the framework runs the tools, so a rule can only answer a
+tool given to the framework as ``ae.mockable(fn)`` (:mod:`agenteval_nb.agents.mockable`). That
+works wherever the framework takes a plain Python function as a tool: LangGraph / LangChain
+(``tool(ae.mockable(fn))`` or the function in ``create_react_agent``'s list), PydanticAI
+(``tools=[ae.mockable(fn)]``), the Agents SDK (``function_tool(ae.mockable(fn))``), smolagents
+(``@tool`` over the wrapper), LlamaIndex (``FunctionTool.from_defaults(ae.mockable(fn))``),
+Google ADK (plain functions in ``tools=``) and DSPy (``dspy.Tool(ae.mockable(fn))``). A tool
+the framework builds otherwise (a class with its own ``_run``, a remote or MCP tool, a built-in
+search) cannot be mocked: a case whose rules name a tool the agent ran without the wrapper
+fails, naming the tool and the fix — the real tool's result is never scored as the mock's.
 """
 
 from __future__ import annotations
@@ -125,10 +136,9 @@ def message_text(message: Any) -> str:
 async def _langgraph(graph: Any, turn: Turn, memory: SessionMemory) -> Any:
     config = {"configurable": {"thread_id": turn.session_id}}
     if getattr(graph, "checkpointer", None) is not None:
-        return await run_blocking(graph.invoke, {"messages": [("user", turn.text)]}, config=config)
+        return await graph.ainvoke({"messages": [("user", turn.text)]}, config=config)
     history = memory.get(turn, [])
-    state = {"messages": [*history, ("user", turn.text)]}
-    result = await run_blocking(graph.invoke, state, config=config)
+    result = await graph.ainvoke({"messages": [*history, ("user", turn.text)]}, config=config)
     memory.put(turn, list(result.get("messages", [])) if isinstance(result, dict) else history)
     return result
 
@@ -326,7 +336,7 @@ def _attribute_output(name: str) -> Output:
 
 WAYS: tuple[tuple[Callable[[Any], bool], Way], ...] = (
     (
-        lambda o: hasattr(o, "get_graph") and hasattr(o, "invoke"),
+        lambda o: hasattr(o, "get_graph") and hasattr(o, "ainvoke"),
         Way("langgraph", _langgraph, _langgraph_output),
     ),
     (
@@ -393,8 +403,9 @@ class FrameworkAgent:
     """A framework's agent (or any object with a ``call``) as an agent under test.
 
     The toolkit does not run the agent's tools (``tools`` is empty): they run inside the
-    framework and are captured from the wire. Tool mocks need the toolkit to run the tool, so a
-    case with ``toolMock`` rules fails with a message saying so.
+    framework and are captured from the wire. ``toolMock`` rules answer the tools given to the
+    framework as ``ae.mockable(fn)``; a case whose rules name a tool the agent ran unwrapped
+    fails saying so (module doc).
     """
 
     tools: list[ToolSpec]

@@ -4,11 +4,12 @@ under test.
 ``OpenAIAgentsSDKAgent(sdk_agent, run_config=None, max_turns=10)`` runs one
 ``agents.Runner.run`` per user turn and captures the invocation from the run's items
 (SPEC §8.3). ``sdk_agent`` is an ``agents.Agent`` or a zero-argument function that builds one.
-An agent's OpenAI client keeps its connections on the first event loop that used it, and
-``ae.evaluate`` runs each evaluation on a loop of its own (in Jupyter): a **factory** is called
-once per event loop, so every evaluation gets fresh clients, while a plain agent serves one
-evaluation (a later one fails its turns with ``Event loop is closed``; the error says to pass a
-factory). Per turn:
+An agent's OpenAI client keeps its connections on the first event loop that used it. Blocking
+evaluations (``ae.evaluate``) all run on the process's one long-lived loop, so a plain agent
+serves them all; an evaluation on another loop (``asyncio.run(ae.evaluate_async(...))``) needs a
+**factory**, called once per event loop so that every loop gets fresh clients (a plain agent
+there fails its turns with ``Event loop is closed`` or ``bound to a different event loop``; the
+error says to pass a factory). Per turn:
 
 * input = the case's ``contextMessages`` (every turn) + this session's SDK conversation so far +
   the user message. The conversation (the SDK input items of earlier turns, tool calls and
@@ -300,9 +301,11 @@ class OpenAIAgentsSDKAgent:
                 run_config=self._run_config(turn),
             )
         except RuntimeError as exc:
-            if self._factory is None and "Event loop is closed" in str(exc):
+            text = str(exc)
+            other_loop = "Event loop is closed" in text or "different event loop" in text
+            if self._factory is None and other_loop:
                 raise RuntimeError(
-                    f"{exc}: the SDK agent's OpenAI client belongs to an earlier evaluation's "
+                    f"{exc}: the SDK agent's OpenAI client belongs to another evaluation's "
                     "event loop; pass OpenAIAgentsSDKAgent(lambda: <build the agent>) so that "
                     "each evaluation builds its own"
                 ) from exc

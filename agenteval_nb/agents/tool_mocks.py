@@ -109,26 +109,42 @@ class ToolMockInterceptor:
     output_schemas: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     """Result schemas of the agent's tools by name (the generator's structured output)."""
 
-    async def __call__(self, name: str, arguments: Any) -> Any:
-        candidates = [(i, r) for i, r in enumerate(self.rules) if (r.name or "").strip() == name]
-        if not candidates:
-            return NOT_INTERCEPTED
+    @property
+    def names(self) -> frozenset[str]:
+        """The tools these rules answer."""
+        return frozenset((r.name or "").strip() for r in self.rules)
+
+    def pick(self, name: str, arguments: Any) -> tuple[int, ToolMockTool] | None:
+        """The first rule of tool ``name`` matching ``arguments`` (index and rule); ``None``
+        when no rule names the tool; ``LookupError`` when rules name it but none matches."""
         last: str | None = None
-        for index, rule in candidates:
-            mismatch = _mismatch(rule, arguments)
-            if mismatch is not None:
-                last = mismatch
+        named = False
+        for index, rule in enumerate(self.rules):
+            if (rule.name or "").strip() != name:
                 continue
-            note = {"side": self.side, "rule": index}
-            if rule.llm_generator is not None:
-                note["kind"] = "llmGenerator"
-                with outside():  # the generator's model calls are not the agent's
-                    result = await self._generate(rule, arguments, self.output_schemas.get(name))
-                return Mocked(result, note)
-            note["kind"] = "static"
-            return Mocked(rule.result, note)
+            named = True
+            mismatch = _mismatch(rule, arguments)
+            if mismatch is None:
+                return index, rule
+            last = mismatch
+        if not named:
+            return None
         suffix = f": {last}" if last else ""
         raise LookupError(f'tool "{name}" configured for mock but no rule matched{suffix}')
+
+    async def __call__(self, name: str, arguments: Any) -> Any:
+        picked = self.pick(name, arguments)
+        if picked is None:
+            return NOT_INTERCEPTED
+        index, rule = picked
+        note = {"side": self.side, "rule": index}
+        if rule.llm_generator is not None:
+            note["kind"] = "llmGenerator"
+            with outside():  # the generator's model calls are not the agent's
+                result = await self._generate(rule, arguments, self.output_schemas.get(name))
+            return Mocked(result, note)
+        note["kind"] = "static"
+        return Mocked(rule.result, note)
 
     async def _generate(
         self, rule: ToolMockTool, arguments: Any, schema: dict[str, Any] | None

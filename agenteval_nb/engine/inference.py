@@ -35,6 +35,7 @@ from ..agents.base import Agent
 from ..agents.capture import spans, wire
 from ..agents.capture.attribution import outside, recording
 from ..agents.capture.turns import turn_usage
+from ..agents.mockable import TurnMocks, mocking
 from ..agents.simulator import SimulatorError, UserSimulator
 from ..agents.tool_mocks import ToolMockError, ToolMockInterceptor, validate_rules
 from ..agents.tools import ToolBox
@@ -169,17 +170,21 @@ async def _run_turn(
     case: EvalCase,
     index: int,
     setup: AgentSetup,
+    mocks: TurnMocks | None = None,
 ) -> Invocation:
-    """One turn of ``agent`` in ``session``: the captured invocation (errors name the turn)."""
+    """One turn of ``agent`` in ``session``: the captured invocation (errors name the turn);
+    ``mocks`` answer its tool calls, mockable functions included (:mod:`..agents.mockable`)."""
     turn = session.turn(user_content, tools, case.eval_id, index)
     deadline = asyncio.timeout(setup.timeout_s)
     wire.install()
     spans.install()
     try:
-        with recording(f"{case.eval_id}/{session.session_id}#{index}") as captured:
+        with recording(f"{case.eval_id}/{session.session_id}#{index}") as captured, mocking(mocks):
             async with deadline:
                 output = await agent.run_turn(turn)
         invocation = to_invocation(output, turn, captured)
+        if mocks is not None:
+            invocation = mocks.settle(invocation)
         if not isinstance(output, Invocation):
             turn.add_usage(**turn_usage(invocation))
     except BaseException as exc:
@@ -214,9 +219,20 @@ async def run_turns(
     loop = asyncio.get_running_loop()
     captured: list[Invocation] = []
     for index, planned in enumerate(turns):
-        tools = ToolBox(agent.tools, interceptor=mocks[index], loop=loop)
+        interceptor = mocks[index]
+        scope = None if interceptor is None else TurnMocks(interceptor, loop)
+        tools = ToolBox(agent.tools, interceptor=scope.intercept if scope else None, loop=loop)
         captured.append(
-            await _run_turn(agent, session, planned.user_content, tools, case, index, setup)  # type: ignore[arg-type]
+            await _run_turn(
+                agent,
+                session,
+                planned.user_content,  # type: ignore[arg-type]
+                tools,
+                case,
+                index,
+                setup,
+                scope,
+            )
         )
     return captured
 

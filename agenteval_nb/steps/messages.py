@@ -65,16 +65,25 @@ class Message:
 def loads(value: Any) -> Any:
     """A JSON object, array or string literal (``"\"text\""``) decoded; anything else (or a
     string that is not JSON) returned as is."""
-    if isinstance(value, str | bytes):
-        text = value.strip() if isinstance(value, str) else value
-        if text[:1] in ("{", "[", b"{", b"[") or (
-            len(text) > 1 and text[:1] in ('"', b'"') and text[-1:] in ('"', b'"')
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return value
+        first = text[0]
+        if first != "{" and first != "[" and not (first == '"' == text[-1] and len(text) > 1):
+            return value
+    elif isinstance(value, bytes):
+        text = value  # type: ignore[assignment]
+        if text[:1] not in (b"{", b"[") and not (
+            len(text) > 1 and text[:1] == b'"' and text[-1:] == b'"'
         ):
-            try:
-                return orjson.loads(text)
-            except orjson.JSONDecodeError:
-                return value
-    return value
+            return value
+    else:
+        return value
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return value
 
 
 def arguments(value: Any) -> Any:

@@ -3,6 +3,7 @@ scripted agent model (not an LLM) on the loopback server, evaluated by ``ae.eval
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -392,30 +393,40 @@ def test_a_factory_builds_one_agent_per_evaluation_loop_so_evaluations_can_repea
         adapter = OpenAIAgentsSDKAgent(build, run_config=RunConfig(tracing_disabled=True))
         assert "per event loop" in repr(adapter) and len(built) == 1
         statuses = []
-        for _ in range(3):
+        for _ in range(2):  # blocking evaluations share the process's one loop
             run = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
             statuses.append(
                 [(c.final_eval_status, c.error_message) for c in run.result.eval_case_results]
             )
+        for _ in range(2):  # each asyncio.run is a loop of its own
+            run = asyncio.run(
+                ae.evaluate_async(es, METRICS, agent=adapter, progress=False, cache=False)
+            )
+            statuses.append(
+                [(c.final_eval_status, c.error_message) for c in run.result.eval_case_results]
+            )
         assert adapter.secrets() == (API_KEY,)
-    assert statuses == [[("passed", None)]] * 3
-    assert len(built) == 3  # the first agent served the first loop; one more per later loop
+    assert statuses == [[("passed", None)]] * 4
+    assert len(built) == 3  # the first agent served the shared loop; one more per later loop
 
 
 def test_a_plain_agent_reused_on_a_later_loop_names_the_fix():
+    """Blocking evaluations share one loop, so a plain agent serves them all; an evaluation
+    on another loop (``asyncio.run`` of ``evaluate_async``) fails naming the fix."""
     es = {"evalSetId": "w", "evalCases": [EVALSET["evalCases"][0]]}
     with FakeOpenAIServer(handler=MODEL) as server:
         adapter = OpenAIAgentsSDKAgent(
             sdk_agent(server), run_config=RunConfig(tracing_disabled=True)
         )
         first = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
-        second = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
+        again = ae.evaluate(es, METRICS, agent=adapter, progress=False, cache=False)
+        second = asyncio.run(
+            ae.evaluate_async(es, METRICS, agent=adapter, progress=False, cache=False)
+        )
     assert first.result.eval_case_results[0].final_eval_status == "passed"
+    assert again.result.eval_case_results[0].final_eval_status == "passed"
     error = second.result.eval_case_results[0].error_message
-    assert (
-        "Event loop is closed" in error
-        and "OpenAIAgentsSDKAgent(lambda: <build the agent>)" in error
-    )
+    assert "event loop" in error and "OpenAIAgentsSDKAgent(lambda: <build the agent>)" in error
 
 
 def test_a_factory_must_build_an_sdk_agent():

@@ -12,10 +12,12 @@ Rules of a hooked ``send``:
 * the exchange is added to its case when the request starts (so a case's exchanges are in start
   order), with the request's JSON, the thread's name and ``x-stainless-retry-count``;
 * an exception from the original is recorded on the exchange and raised again;
-* a reply read by ``send`` (not streamed) is decoded at once; a streamed reply is never read
-  ahead of the caller: its byte stream is replaced by a copy that passes each chunk on as the
-  caller reads it and assembles the reply (:mod:`.sse`) when the stream ends; a stream closed
-  before its end is marked not consumed.
+* the hook keeps the request's and the reply's bytes as they are (no copy) and a few fields;
+  bodies are decoded when first read (:class:`.Exchange`);
+* a streamed reply is never read ahead of the caller: its byte stream is replaced by a copy
+  that passes each chunk on as the caller reads it and keeps the bytes when the stream ends
+  (the reply is assembled from them on first read, :mod:`.sse`); a stream closed before its
+  end is marked not consumed.
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
-
-import orjson
 
 from ...errors import describe_exception
 from . import attribution, sse
@@ -69,25 +69,29 @@ def installed() -> bool:
 # -- one exchange ----------------------------------------------------------------------------
 
 
-def _begin(request: Any, api: str, how: str, rec: attribution.Recording | None) -> Exchange:
-    try:
-        body = orjson.loads(request.content)
-    except Exception:
-        body = None
+def _begin(
+    request: Any, api: str, how: str, rec: attribution.Recording | None, streamed: bool
+) -> Exchange:
+    """The exchange of a call that starts: references and a few fields only (its bodies are
+    decoded when first read, :class:`.Exchange`)."""
     try:
         retry = int(request.headers.get("x-stainless-retry-count") or 0)
     except ValueError:
         retry = 0
+    try:
+        body = request.content
+    except Exception:  # a streamed upload (not read yet): recorded without its body
+        body = None
     exchange = Exchange(
-        seq=next(_seq),
-        api=api,
-        url=str(request.url),
-        request=body,
+        next(_seq),
+        api,
+        str(request.url),
         started_ns=time.time_ns(),
         thread=threading.current_thread().name,
         attributed=how,
         retry=retry,
-        streamed=isinstance(body, dict) and body.get("stream") is True,
+        streamed=streamed,
+        request_body=body,
     )
     if rec is None:
         attribution.keep_unattributed(exchange)
@@ -98,16 +102,10 @@ def _begin(request: Any, api: str, how: str, rec: attribution.Recording | None) 
 
 def _finish(exchange: Exchange, body: bytes, content_type: str) -> None:
     exchange.ended_ns = time.time_ns()
+    exchange.content_type = content_type
     if content_type.startswith("text/event-stream"):
         exchange.streamed = True
-        exchange.reply = sse.assemble(exchange.api, body)
-        if exchange.reply is None:
-            exchange.error = "the event stream held no complete reply"
-        return
-    try:
-        exchange.reply = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        exchange.error = f"the reply is not JSON ({len(body)} bytes, {content_type or 'no type'})"
+    exchange.reply_body = body
 
 
 def _end_stream(exchange: Exchange, body: bytes, content_type: str, exhausted: bool) -> None:
@@ -122,7 +120,7 @@ def _end_stream(exchange: Exchange, body: bytes, content_type: str, exhausted: b
 
 
 def _received(exchange: Exchange, response: Any, streamed: bool, tee: type) -> None:
-    """The reply arrived: read at once when ``send`` read it, else copied as the caller reads
+    """The reply arrived: kept at once when ``send`` read it, else copied as the caller reads
     it (the stream replaced by a ``tee`` of it)."""
     exchange.status = response.status_code
     content_type = response.headers.get("content-type", "")
@@ -185,13 +183,14 @@ def _sync_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any]
         api = _recordable(request) if how else None
         if api is None:
             return original(self, request, *args, **kwargs)
-        exchange = _begin(request, api, how, rec)
+        streamed = kwargs.get("stream", False)
+        exchange = _begin(request, api, how, rec, streamed)
         try:
             response = original(self, request, *args, **kwargs)
         except BaseException as exc:
             _fail(exchange, exc)
             raise
-        _received(exchange, response, kwargs.get("stream", False), TeeStream)
+        _received(exchange, response, streamed, TeeStream)
         return response
 
     send.__wrapped__ = original  # type: ignore[attr-defined]
@@ -219,13 +218,14 @@ def _async_hook(original: Callable[..., Any], library: Any) -> Callable[..., Any
         api = _recordable(request) if how else None
         if api is None:
             return await original(self, request, *args, **kwargs)
-        exchange = _begin(request, api, how, rec)
+        streamed = kwargs.get("stream", False)
+        exchange = _begin(request, api, how, rec, streamed)
         try:
             response = await original(self, request, *args, **kwargs)
         except BaseException as exc:
             _fail(exchange, exc)
             raise
-        _received(exchange, response, kwargs.get("stream", False), AsyncTeeStream)
+        _received(exchange, response, streamed, AsyncTeeStream)
         return response
 
     send.__wrapped__ = original  # type: ignore[attr-defined]

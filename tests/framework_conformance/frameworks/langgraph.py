@@ -1,5 +1,6 @@
 """LangGraph: a prebuilt ReAct graph over ``ChatOpenAI``, passed to ``ae.evaluate`` as it is
-(sync and streaming: the toolkit's way) or through ``ae.agent`` with ``ainvoke`` (async)."""
+(async and streaming: the toolkit's way, ``ainvoke``) or through ``ae.agent`` with the blocking
+``invoke`` (sync)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from ..contract import Gap
 FRAMEWORK = "LangGraph"
 PACKAGE = "langgraph"
 CALLED = (
-    "`graph.invoke({'messages': …}, config={'configurable': {'thread_id': session}})` in a "
-    "worker thread (the object as it is); async: `ae.agent(graph, call=…ainvoke…)`"
+    "`await graph.ainvoke({'messages': …}, config={'configurable': {'thread_id': session}})` "
+    "(the object as it is); sync: `ae.agent(graph, call=…invoke…)` (a worker thread)"
 )
 MEMORY = (
     "the graph's checkpointer (thread id = session id) when it has one, else the session's "
@@ -36,14 +37,14 @@ def make(base_url: str, mode: str, tools: Sequence[Callable[..., Any]]) -> Any |
         stream_usage=True,
     )
     lc_tools = [tool(fn) for fn in tools]
-    if mode == "sync":  # no checkpointer: the way passes the session's messages back
+    if mode == "async":  # no checkpointer: the way passes the session's messages back
         return create_react_agent(llm, lc_tools)
     graph = create_react_agent(llm, lc_tools, checkpointer=InMemorySaver())
     if mode == "streaming":
         return graph
 
-    async def call(graph: Any, turn: ae.Turn) -> Any:
+    def call(graph: Any, turn: ae.Turn) -> Any:
         config = {"configurable": {"thread_id": turn.session_id}}
-        return await graph.ainvoke({"messages": [("user", turn.text)]}, config=config)
+        return graph.invoke({"messages": [("user", turn.text)]}, config=config)
 
     return ae.agent(graph, call=call)
