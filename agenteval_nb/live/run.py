@@ -2,11 +2,13 @@
 (``ae.watch``): read it while it fills, stop it cleanly, resume what is missing.
 
 * ``ae.start(evalset, metrics, **keywords)`` takes ``ae.evaluate``'s keywords and returns at
-  once: the same engine runs ``evaluate_async`` on its own event loop in a daemon thread (a
-  notebook's loop stays free). Its observer (:class:`Progress`) journals each finished
-  case-run (:mod:`.journal`, in ``results_dir`` when given) with the text the record builder
-  encodes anyway — within :data:`FLUSH_EVERY_S` seconds, or every :data:`FLUSH_BATCH`
-  case-runs when they finish faster — and decides which case-runs start.
+  once: the same engine runs ``evaluate_async`` on the process's long-lived event loop
+  (:func:`~agenteval_nb.syncio.shared_loop`, a daemon thread: a notebook's loop stays free,
+  and an agent's loop-bound clients serve ``ae.start`` and ``ae.evaluate`` alike). Its
+  observer (:class:`Progress`) journals each finished case-run (:mod:`.journal`, in
+  ``results_dir`` when given) with the text the record builder encodes anyway — within
+  :data:`FLUSH_EVERY_S` seconds, or every :data:`FLUSH_BATCH` case-runs when they finish
+  faster — and decides which case-runs start.
 * ``live.cancel()``: no case-run starts any more; those running finish (or time out). The
   result holds the finished ones, with ``info["partial"]`` saying how many of how many.
 * ``live.result()`` blocks for the :class:`~agenteval_nb.evalrun.EvalRun` (``await live`` in
@@ -28,7 +30,6 @@ case-runs at the mean pace so far).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import html
 import math
 import os
@@ -48,6 +49,7 @@ from ..evalrun import EvalRun
 from ..io.reviews import merge_marks, read_marks
 from ..runs import load_run
 from ..schema import EvalCase, EvalCaseResult
+from ..syncio import shared_loop
 from .journal import (
     Entries,
     Head,
@@ -424,7 +426,6 @@ def start(
     folder = None if results_dir is None else Path(results_dir)
     progress = Progress(folder, earlier)
     keywords.setdefault("progress", False)
-    future: Future[EvalRun] = Future()
 
     async def main() -> EvalRun:
         try:
@@ -440,16 +441,9 @@ def start(
             run.info["saved_result_id"] = saved
         return run
 
-    def thread_main() -> None:
-        try:
-            future.set_result(asyncio.run(main()))
-        except BaseException as exc:  # the handle re-raises it
-            future.set_exception(exc)
-
-    context = contextvars.copy_context()
-    threading.Thread(
-        target=context.run, args=(thread_main,), name="agenteval-live", daemon=True
-    ).start()
+    # on the process's one long-lived loop (syncio), in the caller's context: an agent's
+    # loop-bound clients serve ae.start and ae.evaluate alike
+    future = asyncio.run_coroutine_threadsafe(main(), shared_loop())
     return LiveRun(progress, future)
 
 

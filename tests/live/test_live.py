@@ -305,3 +305,16 @@ def test_the_header_counts_judge_and_agent_tokens_so_far():
     assert f"judge {judge_tokens:,} tokens (${judge['cost']:.4f})" in line
     assert f"agent {agent_tokens:,} tokens" in line
     assert judge_tokens > 0 and agent_tokens > 0
+
+
+def test_a_live_run_shares_the_loop_of_blocking_evaluations():
+    """Agent clients bound to a loop serve ae.evaluate and ae.start alike (syncio's one loop)."""
+    loops = set()
+
+    async def agent(text: str) -> str:
+        loops.add(id(asyncio.get_running_loop()))
+        return "a" + text[1:]
+
+    ae.evaluate(evalset(2), METRICS, agent=agent, progress=False)
+    ae.start(evalset(2), METRICS, agent=agent).result(timeout=60)
+    assert len(loops) == 1
