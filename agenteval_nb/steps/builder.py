@@ -279,6 +279,8 @@ def _failed_result(error: str) -> dict[str, str]:
 def _take_run(use: ToolUse, runs: list[ToolRun]) -> ToolRun | None:
     """The executed tool of a requested call, removed from ``runs``: same id, else (when
     either id is missing) the first with the same name and canonical arguments."""
+    if not runs:
+        return None
     match = None
     if use.id is not None:
         match = next((r for r in runs if r.tool.id == use.id), None)
@@ -363,23 +365,25 @@ def sum_usage(usages: Iterable[Usage | None]) -> Usage | None:
     found = [u for u in usages if u is not None]
     if not found:
         return None
-
-    def total(name: str) -> int | None:
-        values = [v for u in found if (v := getattr(u, name)) is not None]
-        return sum(values) if values else None
-
-    totals = [
-        u.total_tokens
-        if u.total_tokens is not None
-        else (u.input_tokens or 0) + (u.output_tokens or 0)
-        for u in found
-    ]
+    sums: list[int | None] = [None] * 4  # input, output, cached input, reasoning
+    total = 0
+    for u in found:
+        for i, value in enumerate(
+            (u.input_tokens, u.output_tokens, u.cached_input_tokens, u.reasoning_tokens)
+        ):
+            if value is not None:
+                sums[i] = value if sums[i] is None else sums[i] + value  # type: ignore[operator]
+        total += (
+            u.total_tokens
+            if u.total_tokens is not None
+            else (u.input_tokens or 0) + (u.output_tokens or 0)
+        )
     return Usage(
-        input_tokens=total("input_tokens"),
-        output_tokens=total("output_tokens"),
-        total_tokens=sum(totals),
-        cached_input_tokens=total("cached_input_tokens"),
-        reasoning_tokens=total("reasoning_tokens"),
+        input_tokens=sums[0],
+        output_tokens=sums[1],
+        total_tokens=total,
+        cached_input_tokens=sums[2],
+        reasoning_tokens=sums[3],
     )
 
 
@@ -436,11 +440,18 @@ def rfc3339(ns: int | None) -> str | None:
     if ns is None:
         return None
     seconds, rest = divmod(ns, 1_000_000_000)
+    if not rest:
+        return _second(seconds) + "Z"
+    return f"{_second(seconds)}.{rest:09d}".rstrip("0") + "Z"
+
+
+@lru_cache(maxsize=4096)
+def _second(seconds: int) -> str:
+    """The date and time of a Unix second, without its fraction (a turn's spans share a few)."""
     days, second = divmod(seconds, 86_400)
     hour, second = divmod(second, 3600)
     minute, second = divmod(second, 60)
-    stamp = f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
-    return f"{stamp}.{rest:09d}".rstrip("0").rstrip(".") + "Z" if rest else stamp + "Z"
+    return f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
 
 
 @lru_cache(maxsize=1024)
