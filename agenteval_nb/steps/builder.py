@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -42,8 +42,11 @@ from typing import Any
 
 import orjson
 
-from ..schema import Invocation
-from .compact import compact_invocation
+from ..schema import Invocation, InvocationSource, Message, Tool
+from ..schema.trace import CompletionTokensDetails, PromptTokensDetails, Snapshot, Trace, TraceTool
+from ..schema.trace import Step as TraceStep
+from ..schema.trace import Usage as TraceUsage
+from .compact import Untyped, compact_invocation, make, make_wire
 from .records import (
     AgentRun,
     Content,
@@ -119,34 +122,66 @@ def build_invocation(turn: TurnSteps, *, execution_trace: bool = True) -> BuiltI
     if turn.end_ns is None or any(s.end_ns is None for s in turn.steps):
         gaps.add("open_span")
 
-    trace = (
-        _trace(turn, calls, duplicates, (user_text, final_text), usage, gaps)
-        if execution_trace
-        else None
-    )
-    invocation = Invocation.model_validate(  # wire data, validated once (nested models in one call)
-        {
-            "invocationId": turn.turn_id,
-            "userContent": {"role": "user", "content": user_text},
-            "finalResponse": None
-            if final_text is None
-            else {"role": "assistant", "content": final_text},
-            "tools": [_wire_tool(t) for t in tools] or None,
-            "intermediateResponses": [{"role": "assistant", "content": t} for t in intermediate]
-            or None,
-            "creationTimestamp": None if turn.start_ns is None else turn.start_ns / 1e9,
-            "executionTrace": trace,
-            "source": {
-                "traceId": turn.trace_id,
-                "rootSpanId": turn.root_span_id,
-                "spanIds": [s.span_id for s in turn.steps],
-                "gaps": sorted(gaps) or None,
-            },
-        }
-    )
-    compact_invocation(invocation)
+    parts = (turn, calls, duplicates, (user_text, final_text), intermediate, tools, usage, gaps)
+    try:  # the builder's own values, typed: made as validation would make them, compact
+        invocation = _invocation(make, *parts, execution_trace=execution_trace)
+    except Untyped:  # a source gave a value of another type: validation says what is wrong
+        invocation = Invocation.model_validate(
+            _invocation(make_wire, *parts, execution_trace=execution_trace)
+        )
+        compact_invocation(invocation)
     no_usage = sum(c.usage is None for c in calls)
     return BuiltInvocation(invocation, gaps, usage, len(calls), without_result, no_usage)
+
+
+Make = Callable[[type, Any, dict[str, Any]], Any]
+"""How a model is made: :func:`~.compact.make` (the model) or :func:`~.compact.make_wire` (its
+wire dict, validated whole)."""
+
+
+def _invocation(
+    make: Make,
+    turn: TurnSteps,
+    calls: list[ModelCall],
+    duplicates: set[str],
+    texts: tuple[str | None, str | None],
+    intermediate: list[str],
+    tools: list[ToolUse],
+    usage: Usage | None,
+    gaps: set[str],
+    *,
+    execution_trace: bool,
+) -> Any:
+    user_text, final_text = texts
+    trace = _trace(make, turn, calls, duplicates, texts, usage, gaps) if execution_trace else None
+    return make(
+        Invocation,
+        None,  # the invocation keeps its own fields set: callers stamp its fields
+        {
+            "invocation_id": turn.turn_id,
+            "user_content": make(Message, "message", {"role": "user", "content": user_text}),
+            "final_response": None
+            if final_text is None
+            else make(Message, "message", {"role": "assistant", "content": final_text}),
+            "tools": [_wire_tool(make, t) for t in tools] or None,
+            "intermediate_responses": [
+                make(Message, "message", {"role": "assistant", "content": t}) for t in intermediate
+            ]
+            or None,
+            "creation_timestamp": None if turn.start_ns is None else turn.start_ns / 1e9,
+            "execution_trace": trace,
+            "source": make(
+                InvocationSource,
+                "source",
+                {
+                    "trace_id": turn.trace_id,
+                    "root_span_id": turn.root_span_id,
+                    "span_ids": [s.span_id for s in turn.steps],
+                    "gaps": sorted(gaps) or None,
+                },
+            ),
+        },
+    )
 
 
 # -- rule 1: one model call per call ----------------------------------------------------------
@@ -347,13 +382,17 @@ def _same(arguments: Any, use: ToolUse) -> bool:
         return False
 
 
-def _wire_tool(tool: ToolUse) -> dict[str, Any]:
-    return {
-        "id": tool.id,
-        "name": _once(tool.name),
-        "arguments": tool.arguments,
-        "result": tool.result,
-    }
+def _wire_tool(make: Make, tool: ToolUse) -> Any:
+    return make(
+        Tool,
+        "tool",
+        {
+            "id": tool.id,
+            "name": _once(tool.name),
+            "arguments": tool.arguments,
+            "result": tool.result,
+        },
+    )
 
 
 # -- rule 5: usage -----------------------------------------------------------------------------
@@ -372,7 +411,7 @@ def sum_usage(usages: Iterable[Usage | None]) -> Usage | None:
             (u.input_tokens, u.output_tokens, u.cached_input_tokens, u.reasoning_tokens)
         ):
             if value is not None:
-                sums[i] = value if sums[i] is None else sums[i] + value  # type: ignore[operator]
+                sums[i] = (sums[i] or 0) + value  # as sum() adds: from 0
         total += (
             u.total_tokens
             if u.total_tokens is not None
@@ -387,7 +426,7 @@ def sum_usage(usages: Iterable[Usage | None]) -> Usage | None:
     )
 
 
-def _wire_usage(usage: Usage | None) -> dict[str, Any] | None:
+def _wire_usage(make: Make, usage: Usage | None) -> Any:
     """The wire form of usage (``executionTrace`` keys, SPEC §1.3); a missing total is
     input + output."""
     if usage is None:
@@ -395,17 +434,22 @@ def _wire_usage(usage: Usage | None) -> dict[str, Any] | None:
     total = usage.total_tokens
     if total is None and (usage.input_tokens is not None or usage.output_tokens is not None):
         total = (usage.input_tokens or 0) + (usage.output_tokens or 0)
-    return {
-        "prompt_tokens": usage.input_tokens,
-        "completion_tokens": usage.output_tokens,
-        "total_tokens": total,
-        "prompt_tokens_details": None
-        if usage.cached_input_tokens is None
-        else {"cached_tokens": usage.cached_input_tokens},
-        "completion_tokens_details": None
-        if usage.reasoning_tokens is None
-        else {"reasoning_tokens": usage.reasoning_tokens},
-    }
+    cached, reasoning = usage.cached_input_tokens, usage.reasoning_tokens
+    return make(
+        TraceUsage,
+        "usage",
+        {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": total,
+            "prompt_tokens_details": None
+            if cached is None
+            else make(PromptTokensDetails, None, {"cached_tokens": cached}),
+            "completion_tokens_details": None
+            if reasoning is None
+            else make(CompletionTokensDetails, None, {"reasoning_tokens": reasoning}),
+        },
+    )
 
 
 # -- rules 6 and 7: executionTrace and gaps ------------------------------------------------------
@@ -479,18 +523,22 @@ def _once(value: Any) -> Any:
     return sys.intern(value) if type(value) is str else value
 
 
-def _snapshot(text: str | None) -> dict[str, Any] | None:
-    return None if text is None else {"Text": text}
+def _snapshot(make: Make, text: str | None) -> Any:
+    return None if text is None else make(Snapshot, "snapshot", {"text": text})
 
 
-def _trace_tool(tool: ToolUse) -> dict[str, Any]:
-    return {
-        "ID": tool.id,
-        "Name": _once(tool.name),
-        "Arguments": tool.arguments,
-        "Result": tool.result,
-        "Error": tool.error,
-    }
+def _trace_tool(make: Make, tool: ToolUse) -> Any:
+    return make(
+        TraceTool,
+        "trace_tool",
+        {
+            "id": tool.id,
+            "name": _once(tool.name),
+            "arguments": tool.arguments,
+            "result": tool.result,
+            "error": tool.error,
+        },
+    )
 
 
 def _agent_names(steps: list[Step]) -> dict[str, str | None]:
@@ -507,76 +555,75 @@ def _agent_names(steps: list[Step]) -> dict[str, str | None]:
     return names
 
 
-def _step(step: Step, turn_id: str, agent: str | None, merged: ModelCall | None) -> dict[str, Any]:
-    """One executionTrace step in its wire form (SPEC §1.3 keys)."""
-    fields: dict[str, Any]
+def _step(make: Make, step: Step, turn_id: str, agent: str | None, merged: ModelCall | None) -> Any:
+    """One executionTrace step (SPEC §1.3)."""
+    fields: dict[str, Any] = {
+        "step_id": step.span_id,
+        "invocation_id": turn_id,
+        "agent_name": _once(agent),
+        "node_type": NODE_TYPES[type(step)],
+        "started_at": rfc3339(step.start_ns),
+        "ended_at": rfc3339(step.end_ns),
+    }
     if isinstance(step, ModelCall):
         call = merged or step
-        fields = {
-            "NodeID": _once(call.model),
-            "Input": _snapshot(_once(call.last_user_text)),
-            "Output": _snapshot(call.output_text),
-            "Usage": _wire_usage(call.usage),
-            "Tools": [_trace_tool(t) for t in call.tool_calls] or None,
-            "Error": call.error,
-        }
+        fields["node_id"] = _once(call.model)
+        fields["input"] = _snapshot(make, _once(call.last_user_text))
+        fields["output"] = _snapshot(make, call.output_text)
+        fields["usage"] = _wire_usage(make, call.usage)
+        fields["tools"] = [_trace_tool(make, t) for t in call.tool_calls] or None
+        fields["error"] = call.error
     elif isinstance(step, ToolRun):
-        fields = {
-            "NodeID": _once(step.tool.name),
-            "Input": _snapshot(_json_text(step.tool.arguments)),
-            "Output": _snapshot(_json_text(step.tool.result) if step.tool.has_result else None),
-            "Tools": [_trace_tool(step.tool)],
-            "Error": step.tool.error,
-        }
+        tool = step.tool
+        fields["node_id"] = _once(tool.name)
+        fields["input"] = _snapshot(make, _json_text(tool.arguments))
+        fields["output"] = _snapshot(make, _json_text(tool.result) if tool.has_result else None)
+        fields["tools"] = [_trace_tool(make, tool)]
+        fields["error"] = tool.error
     elif isinstance(step, AgentRun):
-        fields = {
-            "NodeID": _once(step.name),
-            "Input": _snapshot(step.input_text),
-            "Output": _snapshot(step.output_text),
-            "Error": step.error,
-        }
+        fields["node_id"] = _once(step.name)
+        fields["input"] = _snapshot(make, step.input_text)
+        fields["output"] = _snapshot(make, step.output_text)
+        fields["error"] = step.error
     else:
-        fields = {"NodeID": _once(step.name), "Error": step.error}
-    return {
-        "StepID": step.span_id,
-        "InvocationID": turn_id,
-        "AgentName": _once(agent),
-        "NodeType": NODE_TYPES[type(step)],
-        "StartedAt": rfc3339(step.start_ns),
-        "EndedAt": rfc3339(step.end_ns),
-        **fields,
-    }
+        fields["node_id"] = _once(step.name)
+        fields["error"] = step.error
+    return make(TraceStep, ("step", fields["node_type"]), fields)
 
 
 def _trace(
+    make: Make,
     turn: TurnSteps,
     calls: list[ModelCall],
     duplicates: set[str],
     texts: tuple[str | None, str | None],
     usage: Usage | None,
     gaps: set[str],
-) -> dict[str, Any]:
-    """The turn's executionTrace (wire data): one step per source step but the duplicate
-    model layers."""
+) -> Any:
+    """The turn's executionTrace: one step per source step but the duplicate model layers."""
     user_text, final_text = texts
     agents = _agent_names(turn.steps)
     merged = {c.span_id: c for c in calls}
     steps = [
-        _step(s, turn.turn_id, agents[s.span_id], merged.get(s.span_id))
+        _step(make, s, turn.turn_id, agents[s.span_id], merged.get(s.span_id))
         for s in turn.steps
         if s.span_id not in duplicates
     ]
     root = next((s for s in turn.steps if isinstance(s, AgentRun)), None)
     failed = root is not None and root.error is not None
     status = "failed" if failed else "incomplete" if "open_span" in gaps else "completed"
-    return {
-        "RootAgentName": root.name if root is not None else None,
-        "RootInvocationID": turn.turn_id,
-        "StartedAt": rfc3339(turn.start_ns),
-        "EndedAt": rfc3339(turn.end_ns),
-        "Status": status,
-        "Input": _snapshot(user_text),
-        "Output": _snapshot(final_text),
-        "Usage": _wire_usage(usage),
-        "Steps": steps,
-    }
+    return make(
+        Trace,
+        "trace",
+        {
+            "root_agent_name": root.name if root is not None else None,
+            "root_invocation_id": turn.turn_id,
+            "started_at": rfc3339(turn.start_ns),
+            "ended_at": rfc3339(turn.end_ns),
+            "status": status,
+            "input": _snapshot(make, user_text),
+            "output": _snapshot(make, final_text),
+            "usage": _wire_usage(make, usage),
+            "steps": steps,
+        },
+    )

@@ -16,7 +16,8 @@ copies and pickles get a set and a dict of their own). Equality, dumps and
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn, get_args, get_origin
 
 _READ_ONLY = "a model built from spans shares its fields set and extras: model_copy() it"
 
@@ -116,3 +117,114 @@ def _compact_trace(trace: Any) -> None:
             _share(step.usage, "usage")
         for tool in step.tools or ():
             _share(tool, "trace_tool")
+
+
+# -- made compact: the builder's models without validation ---------------------------------------
+
+
+class Untyped(Exception):
+    """A value whose type a fast-made model cannot vouch for: the caller validates instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    defaults: dict[str, Any]
+    """every field and its default, in declaration order (a validated model's ``__dict__``)"""
+    checks: dict[str, Any]
+    """a field's type to check: a scalar type, :data:`_STRINGS` (a list of strings), or
+    ``None`` (the builder's own model or list, or any JSON value: not checked)"""
+    required: frozenset[str]
+    """the checked fields ``None`` is not allowed in"""
+    aliases: dict[str, str]
+
+
+_SPECS: dict[type, _Spec] = {}
+_MADE: dict[Any, SharedFields | None] = {}
+"""the shared fields set :func:`make` gives each shape (the builder gives a shape the same
+keys), ``None`` when the shape's registered set differs (a set of its own, as in :func:`_share`)"""
+_UNSEEN: Any = object()
+
+
+def _shape_fields(shape: Any, values: dict[str, Any]) -> SharedFields | None:
+    shared = _SHARED.get(shape)
+    if shared is None:
+        shared = _SHARED[shape] = SharedFields(values)
+    return shared if shared == values.keys() else None
+
+
+_SCALARS = (str, int, float, bool)
+_STRINGS = "list[str]"
+
+
+def _spec(cls: Any) -> _Spec:
+    checks: dict[str, Any] = {}
+    required = set()
+    for name, info in cls.model_fields.items():
+        args = get_args(info.annotation)
+        kinds = [a for a in args if a is not type(None)]
+        kind = kinds[0] if len(kinds) == 1 else info.annotation
+        if kind in _SCALARS:
+            checks[name] = kind
+        elif get_origin(kind) is list and get_args(kind) == (str,):
+            checks[name] = _STRINGS
+        else:
+            checks[name] = None
+        if checks[name] is not None and type(None) not in args:
+            required.add(name)
+        if info.default is not None and type(info.default) not in _SCALARS:
+            raise TypeError(f"{cls.__name__}.{name}: make() shares defaults, this one is not")
+    spec = _SPECS[cls] = _Spec(
+        {name: info.default for name, info in cls.model_fields.items()},
+        checks,
+        frozenset(required),
+        {name: info.alias or name for name, info in cls.model_fields.items()},
+    )
+    return spec
+
+
+def _typed(spec: _Spec, name: str, value: Any) -> bool:
+    """The slow half of :func:`make`'s check (the value is not of the field's scalar type)."""
+    if value is None:
+        return name not in spec.required
+    if spec.checks[name] is _STRINGS:
+        return type(value) is list and all(type(item) is str for item in value)
+    return False
+
+
+def make_wire(cls: Any, shape: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """The wire form of what :func:`make` would build (keys the aliases), for validation."""
+    aliases = (_SPECS.get(cls) or _spec(cls)).aliases
+    return {aliases[name]: value for name, value in values.items()}
+
+
+def make(cls: Any, shape: Any, values: dict[str, Any]) -> Any:
+    """A model of one builder shape made compact from the values the builder gave (field
+    names), without validation: the ``__dict__`` validation would give (every field, the rest
+    at its default, which are all immutable here), the shape's shared fields set (a shape is
+    always given the same keys) and the shared empty extras (``shape`` ``None``: a set and
+    extras of its own, as validation gives). Raises :class:`Untyped` when a scalar field holds
+    any other type than its own (strict validation would raise or convert: the caller
+    validates)."""
+    spec = _SPECS.get(cls) or _spec(cls)
+    checks = spec.checks
+    for name, value in values.items():
+        kind = checks[name]
+        if kind is not None and type(value) is not kind and not _typed(spec, name, value):
+            raise Untyped(name)
+    model = _new(cls)
+    _set(model, "__dict__", {**spec.defaults, **values})
+    if shape is None:
+        _set(model, "__pydantic_fields_set__", set(values))
+        _set(model, "__pydantic_extra__", {})
+    else:
+        fields = _MADE.get(shape, _UNSEEN)
+        if fields is _UNSEEN:
+            fields = _MADE[shape] = _shape_fields(shape, values)
+        _set(model, "__pydantic_fields_set__", set(values) if fields is None else fields)
+        _set(model, "__pydantic_extra__", NO_EXTRA)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+_new = object.__new__
+_set = object.__setattr__

@@ -1,17 +1,21 @@
 """Built invocations hold one fields set and one empty extras per model shape
 (agenteval_nb/steps/compact.py): the same data, dumps and equality as validated models,
-read-only parts, copies and pickles of their own."""
+read-only parts, copies and pickles of their own; made without validation from the builder's
+typed values, validated when a source gave a value of another type."""
 
 from __future__ import annotations
 
 import copy
 import pickle
+import re
 
 import pytest
+from pydantic import ValidationError
 
 from agenteval_nb.schema import Invocation
+from agenteval_nb.steps import builder
 from agenteval_nb.steps.builder import build_invocation
-from agenteval_nb.steps.compact import SharedFields, compact_invocation
+from agenteval_nb.steps.compact import SharedFields, Untyped, compact_invocation
 from agenteval_nb.steps.records import (
     AgentRun,
     ModelCall,
@@ -169,3 +173,66 @@ def test_equal_decoded_arguments_are_held_once_and_only_when_the_same_json():
         tool_step = invocation.execution_trace.steps[1]
         assert tool_step.tools[0].arguments is other
         assert invocation.tools[0].arguments == {"a": 1, "b": [1]}
+
+
+def _same_models(mine, theirs, path="invocation"):
+    """Two models alike in every part validation sets: field values and their order, fields
+    set (and whether it is shared), extras."""
+    assert type(mine) is type(theirs), path
+    assert list(mine.__dict__) == list(theirs.__dict__), path
+    assert mine.model_fields_set == theirs.model_fields_set, path
+    assert type(mine.model_fields_set) is type(theirs.model_fields_set), path
+    assert mine.model_extra == theirs.model_extra, path
+    assert type(mine.model_extra) is type(theirs.model_extra), path
+    for name, value in mine.__dict__.items():
+        other = theirs.__dict__[name]
+        for i, (a, b) in enumerate(
+            zip(value, other, strict=True) if isinstance(value, list) else [(value, other)]
+        ):
+            if hasattr(a, "model_fields_set"):
+                _same_models(a, b, f"{path}.{name}[{i}]")
+            else:
+                assert a == b and type(a) is type(b), f"{path}.{name}"
+
+
+def _validated(monkeypatch, turn: TurnSteps, **options) -> Invocation:
+    """The invocation of ``turn`` the validating path builds (as for a value of another type)."""
+
+    def untyped(*_):
+        raise Untyped("forced")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(builder, "make", untyped)
+        return build_invocation(turn, **options).invocation
+
+
+def test_made_models_are_the_models_validation_makes(monkeypatch):
+    for index in range(3):
+        for options in ({}, {"execution_trace": False}):
+            made = build_invocation(_turn(index), **options).invocation
+            validated = _validated(monkeypatch, _turn(index), **options)
+            assert made == validated
+            assert made.model_dump_json(by_alias=True, exclude_none=True) == (
+                validated.model_dump_json(by_alias=True, exclude_none=True)
+            )
+            _same_models(made, validated)
+    details = build_invocation(_turn(0)).invocation.execution_trace.usage.prompt_tokens_details
+    assert details.cached_tokens == 5
+    assert type(details.model_fields_set) is set  # a shape compaction leaves alone
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        (lambda t: setattr(t.steps[1], "model", 5), "executionTrace.Steps.1.NodeID"),
+        (lambda t: setattr(t.steps[1].usage, "input_tokens", True), "Steps.1.Usage.prompt_tokens"),
+        (lambda t: setattr(t.steps[2].tool, "name", ["f"]), "Steps.2.Tools.0.Name"),
+        (lambda t: setattr(t, "turn_id", 7), "invocationId"),
+        (lambda t: t.steps.__setitem__(4, OtherStep(1, "http")), "source.spanIds.4"),
+    ],
+)
+def test_a_source_value_of_another_type_is_still_refused_by_validation(change, where):
+    turn = _turn(0)
+    change(turn)
+    with pytest.raises(ValidationError, match=re.escape(where)):
+        build_invocation(turn)
