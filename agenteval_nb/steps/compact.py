@@ -12,6 +12,12 @@ Rule: the parts of a built invocation are records, read-only. Setting a field it
 given, or an unknown attribute, raises ``TypeError`` (``model_copy()`` it first: copies, deep
 copies and pickles get a set and a dict of their own). Equality, dumps and
 ``model_fields_set`` are unchanged.
+
+The builder makes these models compact from the start (:func:`make`): its values are typed by
+the builder itself, so the model gets what validation would give (``__dict__``, fields set,
+extras) without validating; a scalar of another type (a source's odd attribute) raises
+:class:`Untyped`, and the builder validates the wire dict instead (:func:`make_wire`), which
+refuses it as before.
 """
 
 from __future__ import annotations
