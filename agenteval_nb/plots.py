@@ -598,6 +598,7 @@ def _judge_panel(ax: Axes, rows: pl.DataFrame, metric: str, against: str) -> Non
         pl.col("cost_usd").is_not_null() & (pl.col("cost_usd") > 0) & pl.col("kappa").is_not_nan()
     )
     left_out = sorted(set(rows["candidate"]) - set(shown["candidate"]))
+    names_at: dict[tuple[float, float], list[str]] = {}  # candidates on one point: one label
     for row in shown.iter_rows(named=True):
         x, y = row["cost_usd"], row["kappa"]
         low, high = row["kappa_ci_low"], row["kappa_ci_high"]
@@ -605,7 +606,9 @@ def _judge_panel(ax: Axes, rows: pl.DataFrame, metric: str, against: str) -> Non
         if not (math.isnan(low) or math.isnan(high)):
             ax.errorbar([x], [y], yerr=[[y - low], [high - y]], color=color, capsize=3, zorder=2)
         ax.scatter([x], [y], color=color, s=50 if row["front"] else 30, zorder=3)
-        ax.annotate(row["candidate"], (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+        names_at.setdefault((x, y), []).append(row["candidate"])
+    for (x, y), names in names_at.items():
+        ax.annotate(", ".join(names), (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
     best = sorted(shown.filter(pl.col("front")).select("cost_usd", "kappa").rows())
     if best:
         ax.plot(*zip(*best, strict=True), color=_PASS, linestyle="--", label="Pareto front")

@@ -100,3 +100,13 @@ def test_judge_choice_figure():
     assert svg == figure_to_svg(judge_choice(comparison()))
     empty = judge_choice(comparison(), metric="zz")
     assert [t.get_text() for t in empty.axes[0].texts] == ["no candidates"]
+
+
+def test_candidates_on_one_point_share_one_label():
+    rows = [
+        ("heuristic", "m", 0.45, 0.0, 0.84, 0.002),
+        ("panel", "m", 0.45, 0.0, 0.84, 0.002),
+        ("flaky", "m", 0.33, 0.0, 1.0, 0.0003),
+    ]
+    labels = sorted(t.get_text() for t in judge_choice(comparison(rows)).axes[0].texts)
+    assert labels == ["flaky", "heuristic, panel"]  # never two labels drawn over each other

@@ -267,3 +267,13 @@ def test_a_mapping_of_the_run_info_is_a_table_not_json(tmp_path):
     assert '<tr><th>prompt_tokens</th><td class="ae-num">1234</td></tr>' in table
     assert '<tr><th>calls</th><td class="ae-num">3</td></tr>' in table
     assert '"prompt_tokens"' not in html
+
+
+def test_a_float_of_the_run_info_is_shown_with_six_significant_digits(tmp_path):
+    run = build_run()
+    run.info["judge_usage"] = {"latency_s": 0.9392970410008274, "cost": 0.0011236, "calls": 3}
+    html = export_html(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    table = html.split('data-key="judge_usage">')[1].split("</table>")[0]
+    assert '<tr><th>latency_s</th><td class="ae-num">0.939297</td></tr>' in table
+    assert '<tr><th>cost</th><td class="ae-num">0.0011236</td></tr>' in table
+    assert '<tr><th>calls</th><td class="ae-num">3</td></tr>' in table
